@@ -1,0 +1,109 @@
+use smallvec::SmallVec;
+
+use super::{CellPolicy, RaceKind, Recorded};
+use crate::clock::VectorClock;
+
+/// Algorithm 4: the last write segment `W` and the set `R` of read segments since that write.
+///
+/// Invariant: the segments in `R` are mutually parallel (a read drops every member of `R` that
+/// precedes it before joining), so `R` holds at most one segment per thread and `1 + |R|`
+/// segments are stored. This is what lets a write find a race with *any* earlier unordered
+/// read, where keeping only the last read (Algorithm 3) can miss one.
+#[derive(Debug, Clone)]
+pub struct Alg4<I> {
+    write: Option<Recorded<I>>,
+    reads: SmallVec<[Recorded<I>; 1]>,
+}
+
+impl<I> Default for Alg4<I> {
+    fn default() -> Self {
+        Alg4 { write: None, reads: SmallVec::new() }
+    }
+}
+
+impl<I: Clone> CellPolicy<I> for Alg4<I> {
+    fn read(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+        if let Some(w) = &self.write {
+            if !now.covers(w.segment) {
+                race(RaceKind::Flow, w);
+            }
+        }
+        self.reads.retain(|r| !now.covers(r.segment));
+        self.reads.push(cur.clone());
+    }
+
+    fn write(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+        if let Some(w) = &self.write {
+            if !now.covers(w.segment) {
+                race(RaceKind::Output, w);
+            }
+        }
+        for r in &self.reads {
+            if !now.covers(r.segment) {
+                race(RaceKind::Anti, r);
+            }
+        }
+        self.write = Some(cur.clone());
+        self.reads.clear();
+    }
+
+    fn segments(&self) -> usize {
+        self.write.is_some() as usize + self.reads.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Segment;
+
+    fn clock(entries: &[(u32, u64)]) -> VectorClock {
+        let mut c = VectorClock::new();
+        for &(s, e) in entries {
+            c.set(s, e);
+        }
+        c
+    }
+
+    fn run(cell: &mut Alg4<&'static str>, write: bool, seg: Segment, now: &VectorClock, name: &'static str) -> Vec<(RaceKind, &'static str)> {
+        let mut found = Vec::new();
+        let cur = Recorded { segment: seg, info: name };
+        let mut sink = |k: RaceKind, p: &Recorded<&'static str>| found.push((k, p.info));
+        if write {
+            cell.write(&cur, now, &mut sink)
+        } else {
+            cell.read(&cur, now, &mut sink)
+        }
+        found
+    }
+
+    #[test]
+    fn read_read_write_finds_the_unordered_reader() {
+        // Thread 0 reads, thread 1 reads, then thread 2 (ordered after thread 1 only) writes.
+        let mut cell = Alg4::default();
+        assert!(run(&mut cell, false, Segment::new(0, 1), &clock(&[(0, 1)]), "r0").is_empty());
+        assert!(run(&mut cell, false, Segment::new(1, 1), &clock(&[(1, 1)]), "r1").is_empty());
+        assert_eq!(cell.segments(), 2);
+        let found = run(&mut cell, true, Segment::new(2, 1), &clock(&[(1, 1), (2, 1)]), "w2");
+        assert_eq!(found, vec![(RaceKind::Anti, "r0")]);
+        assert_eq!(cell.segments(), 1);
+    }
+
+    #[test]
+    fn ordered_accesses_are_silent_and_prune_reads() {
+        let mut cell = Alg4::default();
+        assert!(run(&mut cell, true, Segment::new(0, 1), &clock(&[(0, 1)]), "w0").is_empty());
+        assert!(run(&mut cell, false, Segment::new(1, 1), &clock(&[(0, 1), (1, 1)]), "r1").is_empty());
+        assert!(run(&mut cell, false, Segment::new(2, 1), &clock(&[(0, 1), (1, 1), (2, 1)]), "r2").is_empty());
+        assert_eq!(cell.segments(), 2, "r1 precedes r2, so only r2 stays in R");
+    }
+
+    #[test]
+    fn flow_and_output() {
+        let mut cell = Alg4::default();
+        run(&mut cell, true, Segment::new(0, 1), &clock(&[(0, 1)]), "w0");
+        assert_eq!(run(&mut cell, false, Segment::new(1, 1), &clock(&[(1, 1)]), "r1"), vec![(RaceKind::Flow, "w0")]);
+        let found = run(&mut cell, true, Segment::new(2, 1), &clock(&[(2, 1)]), "w2");
+        assert_eq!(found, vec![(RaceKind::Output, "w0"), (RaceKind::Anti, "r1")]);
+    }
+}

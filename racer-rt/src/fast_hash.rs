@@ -1,0 +1,49 @@
+//! A small multiplicative hasher for the detector's own tables, whose keys are cell ids and
+//! instruction pointers: neither is attacker-chosen, and SipHash would dominate the lookup.
+
+use std::hash::{BuildHasher, Hasher};
+
+#[derive(Clone, Copy, Default)]
+pub struct FastBuild;
+
+impl BuildHasher for FastBuild {
+    type Hasher = FastHasher;
+    #[inline]
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher(0)
+    }
+}
+
+/// FxHash-style mixing: rotate, xor, multiply by an odd constant.
+#[derive(Clone, Copy)]
+pub struct FastHasher(u64);
+
+const K: u64 = 0x517c_c1b7_2722_0a95;
+
+impl Hasher for FastHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(K);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        // dashmap picks the shard from the high bits and hashbrown the bucket from the low
+        // ones: fold so both see every input bit.
+        self.0 ^ (self.0 >> 32)
+    }
+}

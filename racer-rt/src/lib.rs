@@ -1,0 +1,54 @@
+//! racer's runtime. With the `race-detect` feature it is the detector: vector clocks per thread,
+//! wrappers that turn synchronisation into happens-before edges, and a global shadow memory
+//! running Algorithm 4 of "A Theory of Data Race Detection" on every `Shared` access. Without
+//! the feature every public item is std's own or a transparent inline newtype (`disabled`).
+//!
+//! Users depend on the facade crate `racer`, which re-exports this crate's public items.
+
+mod report;
+
+pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
+
+#[cfg(not(feature = "race-detect"))]
+mod disabled;
+#[cfg(not(feature = "race-detect"))]
+pub use disabled::{check, sync, thread, Shared, ENABLED};
+
+#[cfg(feature = "race-detect")]
+mod algorithm;
+#[cfg(feature = "race-detect")]
+mod clock;
+#[cfg(feature = "race-detect")]
+mod fast_hash;
+#[cfg(feature = "race-detect")]
+mod output;
+#[cfg(feature = "race-detect")]
+mod shadow;
+#[cfg(feature = "race-detect")]
+mod shared;
+#[cfg(feature = "race-detect")]
+mod sink;
+#[cfg(feature = "race-detect")]
+mod stack;
+#[cfg(feature = "race-detect")]
+mod stats;
+#[cfg(feature = "race-detect")]
+mod sync_clock;
+#[cfg(feature = "race-detect")]
+mod thread_state;
+
+#[cfg(feature = "race-detect")]
+pub mod sync;
+#[cfg(feature = "race-detect")]
+pub mod thread;
+
+#[cfg(feature = "race-detect")]
+pub use shared::Shared;
+#[cfg(feature = "race-detect")]
+pub use sink::check;
+#[cfg(feature = "race-detect")]
+pub use stats::{stats, Stats};
+
+/// Whether this build checks for races (the `race-detect` feature).
+#[cfg(feature = "race-detect")]
+pub const ENABLED: bool = true;

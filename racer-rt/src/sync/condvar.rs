@@ -1,0 +1,85 @@
+//! `racer::sync::Condvar`: std's condition variable. A wait unlocks its mutex (a post) and
+//! relocks it on wake-up (a wait); notifications themselves order nothing, the mutex does.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use super::mutex::{map_lock_result, LockResult, MutexGuard};
+
+/// Whether a timed wait returned because its time ran out, as `std::sync::WaitTimeoutResult`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitTimeoutResult(bool);
+
+impl WaitTimeoutResult {
+    pub fn timed_out(&self) -> bool {
+        self.0
+    }
+}
+
+/// A condition variable, as `std::sync::Condvar`.
+#[derive(Default)]
+pub struct Condvar {
+    inner: std::sync::Condvar,
+}
+
+impl Condvar {
+    pub const fn new() -> Condvar {
+        Condvar { inner: std::sync::Condvar::new() }
+    }
+
+    pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
+        let (lock, inner, at) = guard.release();
+        map_lock_result(self.inner.wait(inner), |g| lock.acquired(g, at))
+    }
+
+    pub fn wait_while<'a, T, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        // The predicate must run after racer has seen the relock, so std's own loop won't do.
+        while condition(&mut *guard) {
+            guard = self.wait(guard)?;
+        }
+        Ok(guard)
+    }
+
+    pub fn wait_timeout<'a, T>(&self, guard: MutexGuard<'a, T>, dur: Duration) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+        let (lock, inner, at) = guard.release();
+        map_lock_result(self.inner.wait_timeout(inner, dur), |(g, r)| (lock.acquired(g, at), WaitTimeoutResult(r.timed_out())))
+    }
+
+    pub fn wait_timeout_while<'a, T, F>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        dur: Duration,
+        mut condition: F,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        let start = Instant::now();
+        loop {
+            if !condition(&mut *guard) {
+                return Ok((guard, WaitTimeoutResult(false)));
+            }
+            let Some(left) = dur.checked_sub(start.elapsed()).filter(|d| !d.is_zero()) else {
+                return Ok((guard, WaitTimeoutResult(true)));
+            };
+            guard = self.wait_timeout(guard, left)?.0;
+        }
+    }
+
+    pub fn notify_one(&self) {
+        self.inner.notify_one()
+    }
+
+    pub fn notify_all(&self) {
+        self.inner.notify_all()
+    }
+}
+
+impl fmt::Debug for Condvar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Condvar").finish_non_exhaustive()
+    }
+}

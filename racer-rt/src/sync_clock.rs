@@ -1,0 +1,97 @@
+//! The clock a synchronisation object carries, and the events that post to it or wait on it.
+//!
+//! *Post* (release): the object's clock absorbs the thread's clock, then the thread starts a new
+//! segment. *Wait* (acquire): the thread's clock absorbs the object's. Everything a thread did
+//! before a post therefore happens before everything another thread does after a wait on the
+//! same object.
+
+use std::panic::Location;
+
+use dashmap::DashMap;
+use once_cell::sync::Lazy;
+use parking_lot::{Mutex, RwLock};
+
+use crate::clock::{Epoch, VectorClock};
+use crate::thread_state::{with_current, ThreadState};
+
+/// A vector clock owned by a synchronisation object (a mutex, a join handle, a message...).
+///
+/// Invariant: it is the join of the clocks of every post made to it so far.
+#[derive(Debug, Default)]
+pub struct SyncClock {
+    clock: Mutex<VectorClock>,
+}
+
+impl SyncClock {
+    pub const fn new() -> SyncClock {
+        SyncClock { clock: Mutex::new(VectorClock::new()) }
+    }
+
+    /// A release by the calling thread. Returns the epoch that was posted.
+    pub fn post(&self, event: SyncEvent) -> Option<Epoch> {
+        with_current(|t| self.post_from(t, event))
+    }
+
+    pub fn post_from(&self, t: &mut ThreadState, event: SyncEvent) -> Epoch {
+        let posted = t.clock.get(t.slot);
+        self.clock.lock().join(&t.clock);
+        t.note_sync(event);
+        t.tick();
+        posted
+    }
+
+    /// An acquire by the calling thread.
+    pub fn wait(&self, event: SyncEvent) {
+        with_current(|t| self.wait_into(t, event));
+    }
+
+    pub fn wait_into(&self, t: &mut ThreadState, event: SyncEvent) {
+        t.clock.join(&self.clock.lock());
+        t.note_sync(event);
+    }
+
+    /// A copy of the clock (for a message that carries the clock of its send).
+    pub fn snapshot(&self) -> VectorClock {
+        self.clock.lock().clone()
+    }
+}
+
+/// A synchronisation operation, kept so a report can say what a thread last did before an
+/// access: "`op` `object` (created at `created`) at `at`".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SyncEvent {
+    pub op: &'static str,
+    pub object: &'static str,
+    pub created: Option<&'static Location<'static>>,
+    pub at: &'static Location<'static>,
+}
+
+/// Index of an interned [`SyncEvent`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncEventId(u32);
+
+static EVENT_IDS: Lazy<DashMap<SyncEvent, SyncEventId>> = Lazy::new(DashMap::new);
+static EVENTS: RwLock<Vec<SyncEvent>> = RwLock::new(Vec::new());
+
+impl SyncEvent {
+    pub fn intern(self) -> SyncEventId {
+        if let Some(id) = EVENT_IDS.get(&self) {
+            return *id;
+        }
+        *EVENT_IDS.entry(self).or_insert_with(|| {
+            let mut events = EVENTS.write();
+            events.push(self);
+            SyncEventId((events.len() - 1) as u32)
+        })
+    }
+}
+
+impl SyncEventId {
+    pub fn describe(self) -> String {
+        let e = EVENTS.read()[self.0 as usize];
+        match e.created {
+            Some(created) => format!("{} {} (created at {}) at {}", e.op, e.object, created, e.at),
+            None => format!("{} {} at {}", e.op, e.object, e.at),
+        }
+    }
+}

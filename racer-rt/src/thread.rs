@@ -1,0 +1,296 @@
+//! `racer::thread`: std's threads with the fork/join edges made visible to the detector.
+//!
+//! Spawn is a post by the parent and the child starts with the parent's clock; a thread's exit
+//! is a post into its join handle (and its scope); `join` and the end of `scope` wait on them.
+//! `unpark` posts into the target thread's park clock and `park` waits on it.
+
+use std::io;
+use std::panic::Location;
+use std::sync::Arc;
+use std::time::Duration;
+
+use dashmap::DashMap;
+use once_cell::sync::Lazy;
+
+pub use std::thread::{available_parallelism, panicking, sleep, yield_now, Result, ThreadId};
+
+use crate::stack;
+use crate::sync_clock::{SyncClock, SyncEvent};
+use crate::thread_state::{with_current, ChildSeed};
+
+/// A handle to a thread, as `std::thread::Thread`; `unpark` is a post the matching `park` waits on.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    inner: std::thread::Thread,
+}
+
+static PARK_CLOCKS: Lazy<DashMap<ThreadId, Arc<SyncClock>>> = Lazy::new(DashMap::new);
+
+fn park_clock(id: ThreadId) -> Arc<SyncClock> {
+    PARK_CLOCKS.entry(id).or_default().clone()
+}
+
+impl Thread {
+    pub fn id(&self) -> ThreadId {
+        self.inner.id()
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.inner.name()
+    }
+
+    #[track_caller]
+    pub fn unpark(&self) {
+        park_clock(self.inner.id()).post(SyncEvent {
+            op: "unparking",
+            object: "a thread",
+            created: None,
+            at: Location::caller(),
+        });
+        self.inner.unpark();
+    }
+}
+
+pub fn current() -> Thread {
+    Thread { inner: std::thread::current() }
+}
+
+fn after_park(site: &'static Location<'static>) {
+    park_clock(std::thread::current().id()).wait(SyncEvent { op: "parking", object: "", created: None, at: site });
+}
+
+#[track_caller]
+pub fn park() {
+    let site = Location::caller();
+    std::thread::park();
+    after_park(site);
+}
+
+#[track_caller]
+pub fn park_timeout(dur: Duration) {
+    let site = Location::caller();
+    std::thread::park_timeout(dur);
+    after_park(site);
+}
+
+/// The parent side of a spawn: the child's seed (`None` only while the parent's own detector
+/// state is being torn down) and the clock the child posts to when it exits.
+fn fork(name: Option<String>, site: &'static Location<'static>) -> (Option<ChildSeed>, Arc<SyncClock>) {
+    let spawned_at = stack::capture();
+    let seed = with_current(|t| t.fork(name, spawned_at, site));
+    (seed, Arc::new(SyncClock::new()))
+}
+
+/// The child side: installs the seed, runs `f`, and posts the exit (also when `f` panics) into
+/// every clock in `exits`.
+fn run_child<T>(seed: Option<ChildSeed>, exits: Vec<Arc<SyncClock>>, site: &'static Location<'static>, f: impl FnOnce() -> T) -> T {
+    struct Exit(Vec<Arc<SyncClock>>, &'static Location<'static>);
+    impl Drop for Exit {
+        fn drop(&mut self) {
+            let event = SyncEvent { op: "exiting", object: "thread spawned", created: None, at: self.1 };
+            with_current(|t| {
+                let mut posted = 0;
+                for clock in &self.0 {
+                    posted = clock.post_from(t, event);
+                }
+                t.exited(posted);
+            });
+            PARK_CLOCKS.remove(&std::thread::current().id());
+        }
+    }
+    if let Some(seed) = seed {
+        seed.install();
+    }
+    let _exit = Exit(exits, site);
+    f()
+}
+
+fn join_event(site: &'static Location<'static>) -> SyncEvent {
+    SyncEvent { op: "joining", object: "a thread", created: None, at: site }
+}
+
+/// Spawns a thread, as `std::thread::spawn`.
+#[track_caller]
+pub fn spawn<F, T>(f: F) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    Builder::new().spawn(f).expect("failed to spawn thread")
+}
+
+/// Thread factory, as `std::thread::Builder`.
+#[derive(Debug, Default)]
+pub struct Builder {
+    name: Option<String>,
+    stack_size: Option<usize>,
+}
+
+impl Builder {
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    pub fn name(mut self, name: String) -> Builder {
+        self.name = Some(name);
+        self
+    }
+
+    pub fn stack_size(mut self, size: usize) -> Builder {
+        self.stack_size = Some(size);
+        self
+    }
+
+    fn std_builder(&self) -> std::thread::Builder {
+        let mut b = std::thread::Builder::new();
+        if let Some(name) = &self.name {
+            b = b.name(name.clone());
+        }
+        if let Some(size) = self.stack_size {
+            b = b.stack_size(size);
+        }
+        b
+    }
+
+    #[track_caller]
+    pub fn spawn<F, T>(self, f: F) -> io::Result<JoinHandle<T>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let site = Location::caller();
+        let (seed, exit) = fork(self.name.clone(), site);
+        let child_exit = exit.clone();
+        let inner = self.std_builder().spawn(move || run_child(seed, vec![child_exit], site, f))?;
+        let thread = Thread { inner: inner.thread().clone() };
+        Ok(JoinHandle { inner, exit, thread })
+    }
+
+    #[track_caller]
+    pub fn spawn_scoped<'scope, 'env, F, T>(self, scope: &'scope Scope<'scope, 'env>, f: F) -> io::Result<ScopedJoinHandle<'scope, T>>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        let site = Location::caller();
+        let (seed, exit) = fork(self.name.clone(), site);
+        let exits = vec![exit.clone(), scope.ends()];
+        let inner = self.std_builder().spawn_scoped(&scope.inner, move || run_child(seed, exits, site, f))?;
+        let thread = Thread { inner: inner.thread().clone() };
+        Ok(ScopedJoinHandle { inner, exit, thread })
+    }
+}
+
+/// An owned permission to join a thread, as `std::thread::JoinHandle`.
+#[derive(Debug)]
+pub struct JoinHandle<T> {
+    inner: std::thread::JoinHandle<T>,
+    exit: Arc<SyncClock>,
+    thread: Thread,
+}
+
+impl<T> JoinHandle<T> {
+    #[track_caller]
+    pub fn join(self) -> Result<T> {
+        let site = Location::caller();
+        let result = self.inner.join();
+        self.exit.wait(join_event(site));
+        result
+    }
+
+    pub fn thread(&self) -> &Thread {
+        &self.thread
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.inner.is_finished()
+    }
+}
+
+/// A scope for spawning scoped threads, as `std::thread::Scope`.
+///
+/// `repr(transparent)` over std's scope, so a `&std::thread::Scope` can be viewed as one; the
+/// clock that collects the exits of its threads lives in `SCOPE_ENDS`, keyed by its address.
+#[repr(transparent)]
+pub struct Scope<'scope, 'env: 'scope> {
+    inner: std::thread::Scope<'scope, 'env>,
+}
+
+static SCOPE_ENDS: Lazy<DashMap<usize, Arc<SyncClock>>> = Lazy::new(DashMap::new);
+
+impl<'scope, 'env> Scope<'scope, 'env> {
+    fn ends(&self) -> Arc<SyncClock> {
+        let key = &self.inner as *const _ as usize;
+        SCOPE_ENDS.get(&key).map(|c| c.clone()).expect("racer: a Scope outlived its racer::thread::scope call")
+    }
+
+    #[track_caller]
+    pub fn spawn<F, T>(&'scope self, f: F) -> ScopedJoinHandle<'scope, T>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        Builder::new().spawn_scoped(self, f).expect("failed to spawn thread")
+    }
+}
+
+impl std::fmt::Debug for Scope<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+/// Creates a scope for spawning scoped threads, as `std::thread::scope`. Its end waits on the
+/// exit of every thread spawned in it, joined or not.
+#[track_caller]
+pub fn scope<'env, F, T>(f: F) -> T
+where
+    F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> T,
+{
+    struct Unregister(std::cell::Cell<usize>);
+    impl Drop for Unregister {
+        fn drop(&mut self) {
+            SCOPE_ENDS.remove(&self.0.get());
+        }
+    }
+    let site = Location::caller();
+    let ends = Arc::new(SyncClock::new());
+    let registered = Unregister(std::cell::Cell::new(0));
+    let result = std::thread::scope(|s| {
+        let key = s as *const std::thread::Scope<'_, 'env> as usize;
+        SCOPE_ENDS.insert(key, ends.clone());
+        registered.0.set(key);
+        // SAFETY: `Scope` is `repr(transparent)` over `std::thread::Scope`.
+        let ours: &Scope<'_, 'env> = unsafe { &*(s as *const std::thread::Scope<'_, 'env> as *const Scope<'_, 'env>) };
+        f(ours)
+    });
+    drop(registered);
+    ends.wait(SyncEvent { op: "ending", object: "a thread scope", created: None, at: site });
+    result
+}
+
+/// An owned permission to join a scoped thread, as `std::thread::ScopedJoinHandle`.
+#[derive(Debug)]
+pub struct ScopedJoinHandle<'scope, T> {
+    inner: std::thread::ScopedJoinHandle<'scope, T>,
+    exit: Arc<SyncClock>,
+    thread: Thread,
+}
+
+impl<T> ScopedJoinHandle<'_, T> {
+    #[track_caller]
+    pub fn join(self) -> Result<T> {
+        let site = Location::caller();
+        let result = self.inner.join();
+        self.exit.wait(join_event(site));
+        result
+    }
+
+    pub fn thread(&self) -> &Thread {
+        &self.thread
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.inner.is_finished()
+    }
+}

@@ -1,0 +1,240 @@
+//! Per-thread detector state, kept in thread-local storage: the thread's slot, its vector clock,
+//! who it is (for reports) and which `racer::check` it reports to.
+//!
+//! Slots are handed out by a global table and reused after a thread is gone, so clocks stay as
+//! wide as the number of threads alive, not the number ever spawned. A reused slot continues
+//! the epochs of its previous owner, and a new thread receives a slot only when its spawner's
+//! clock already covers the previous owner's last posted epoch: then every segment of the old
+//! owner really happened before the new thread, and no other thread's clock can mistake a
+//! segment of one owner for a segment of the other.
+
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use once_cell::sync::Lazy;
+use parking_lot::Mutex;
+
+use crate::clock::{Epoch, Segment, Slot, VectorClock};
+use crate::sink::Sink;
+use crate::stack::StackId;
+use crate::sync_clock::{SyncEvent, SyncEventId};
+
+/// Who a thread is, for reports. Shared by every access record the thread leaves behind.
+#[derive(Debug)]
+pub struct ThreadInfo {
+    /// Unique over the process, never reused: T1, T2, ...
+    pub serial: u64,
+    pub name: Option<String>,
+    /// Stack of the `spawn` call that made the thread (threads racer spawned only).
+    pub spawned_at: Option<StackId>,
+}
+
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
+
+/// A slot given back by a finished thread.
+#[derive(Debug, Clone, Copy)]
+struct FreeSlot {
+    slot: Slot,
+    /// The epoch its owner posted at exit: a spawner whose clock has it may reuse the slot.
+    /// `Epoch::MAX` for threads that never posted an exit (not spawned by racer).
+    exit_epoch: Epoch,
+    /// The owner's epoch when it was gone; the next owner starts after it.
+    last_epoch: Epoch,
+}
+
+struct SlotTable {
+    next: Slot,
+    free: Vec<FreeSlot>,
+    live: usize,
+}
+
+static SLOTS: Lazy<Mutex<SlotTable>> = Lazy::new(|| Mutex::new(SlotTable { next: 0, free: Vec::new(), live: 0 }));
+
+/// How many free slots a spawn looks at before taking a new one.
+const REUSE_SCAN: usize = 8;
+
+/// Takes a slot for a new thread; returns it with the first epoch the new thread may use.
+fn take_slot(spawner: Option<&VectorClock>) -> (Slot, Epoch) {
+    let mut table = SLOTS.lock();
+    table.live += 1;
+    if let Some(clock) = spawner {
+        let len = table.free.len();
+        let reusable = table.free[len.saturating_sub(REUSE_SCAN)..]
+            .iter()
+            .rposition(|f| f.exit_epoch <= clock.get(f.slot))
+            .map(|i| i + len.saturating_sub(REUSE_SCAN));
+        if let Some(i) = reusable {
+            let free = table.free.swap_remove(i);
+            return (free.slot, free.last_epoch + 1);
+        }
+    }
+    let slot = table.next;
+    table.next += 1;
+    (slot, 1)
+}
+
+/// Number of threads holding a slot, and the number of slots ever made (the widest a clock can
+/// be).
+pub fn slot_counts() -> (usize, usize) {
+    let table = SLOTS.lock();
+    (table.live, table.next as usize)
+}
+
+/// The detector's view of one thread.
+///
+/// Invariant: `clock.get(slot)` is the thread's current epoch, and `SEGMENT` (the fast-path
+/// copy) always equals `Segment::new(slot, clock.get(slot))`.
+pub struct ThreadState {
+    pub slot: Slot,
+    pub clock: VectorClock,
+    pub info: Arc<ThreadInfo>,
+    /// The `racer::check` this thread reports to, if any.
+    pub sink: Option<Arc<Sink>>,
+    last_sync: Option<SyncEvent>,
+    last_sync_id: Option<SyncEventId>,
+    exit_epoch: Option<Epoch>,
+}
+
+/// What a spawning thread hands to the thread it spawns.
+pub struct ChildSeed {
+    slot: Slot,
+    clock: VectorClock,
+    info: Arc<ThreadInfo>,
+    sink: Option<Arc<Sink>>,
+    spawn_event: SyncEvent,
+}
+
+thread_local! {
+    static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
+    /// The current segment's bits, or 0 before the thread is registered (0 is never a segment:
+    /// epochs start at 1).
+    static SEGMENT: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The calling thread's current segment bits, or 0 if it has none yet. One thread-local read.
+#[inline]
+pub fn current_segment_bits() -> u64 {
+    SEGMENT.try_with(Cell::get).unwrap_or(0)
+}
+
+/// Runs `f` on the calling thread's state, registering the thread on first use. Returns `None`
+/// during thread-local destruction, when the state is gone and the access goes unchecked.
+pub fn with_current<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
+    STATE
+        .try_with(|cell| {
+            let mut state = cell.try_borrow_mut().ok()?;
+            let state = state.get_or_insert_with(ThreadState::foreign);
+            Some(f(state))
+        })
+        .ok()
+        .flatten()
+}
+
+impl ThreadState {
+    /// A thread racer did not spawn: a fresh clock, ordered after nothing.
+    fn foreign() -> ThreadState {
+        let (slot, epoch) = take_slot(None);
+        let mut clock = VectorClock::new();
+        clock.set(slot, epoch);
+        let state = ThreadState {
+            slot,
+            clock,
+            info: Arc::new(ThreadInfo {
+                serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+                name: std::thread::current().name().map(str::to_owned),
+                spawned_at: None,
+            }),
+            sink: None,
+            last_sync: None,
+            last_sync_id: None,
+            exit_epoch: None,
+        };
+        state.publish_segment();
+        state
+    }
+
+    #[inline]
+    pub fn segment(&self) -> Segment {
+        Segment::new(self.slot, self.clock.get(self.slot))
+    }
+
+    fn publish_segment(&self) {
+        let bits = self.segment().to_bits();
+        let _ = SEGMENT.try_with(|s| s.set(bits));
+    }
+
+    /// Ends the current segment: called after the thread's clock was published to a sync
+    /// object (a post).
+    pub fn tick(&mut self) {
+        self.clock.tick(self.slot);
+        self.publish_segment();
+    }
+
+    pub fn note_sync(&mut self, event: SyncEvent) {
+        self.last_sync = Some(event);
+        self.last_sync_id = None;
+    }
+
+    /// The interned last synchronisation event, for an access record.
+    pub fn last_sync_id(&mut self) -> Option<SyncEventId> {
+        if self.last_sync_id.is_none() {
+            self.last_sync_id = self.last_sync.map(SyncEvent::intern);
+        }
+        self.last_sync_id
+    }
+
+    /// The parent side of a spawn: takes a slot for the child, gives it a copy of this clock
+    /// (the post), and starts a new segment here.
+    pub fn fork(&mut self, name: Option<String>, spawned_at: StackId, site: &'static Location<'static>) -> ChildSeed {
+        let (slot, epoch) = take_slot(Some(&self.clock));
+        let mut clock = self.clock.clone();
+        clock.set(slot, epoch);
+        let info = Arc::new(ThreadInfo {
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            name,
+            spawned_at: Some(spawned_at),
+        });
+        self.note_sync(SyncEvent { op: "spawning", object: "a thread", created: None, at: site });
+        self.tick();
+        let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
+        ChildSeed { slot, clock, info, sink: self.sink.clone(), spawn_event }
+    }
+
+    /// Marks the thread's exit post, after which its slot may be reused by a spawner that has
+    /// seen it.
+    pub fn exited(&mut self, posted: Epoch) {
+        self.exit_epoch = Some(posted);
+    }
+}
+
+impl ChildSeed {
+    /// The child side of a spawn: installs the state on the calling (new) thread.
+    pub fn install(self) {
+        let state = ThreadState {
+            slot: self.slot,
+            clock: self.clock,
+            info: self.info,
+            sink: self.sink,
+            last_sync: Some(self.spawn_event),
+            last_sync_id: None,
+            exit_epoch: None,
+        };
+        state.publish_segment();
+        STATE.with(|cell| *cell.borrow_mut() = Some(state));
+    }
+}
+
+fn release_slot(slot: Slot, exit_epoch: Epoch, last_epoch: Epoch) {
+    let mut table = SLOTS.lock();
+    table.live -= 1;
+    table.free.push(FreeSlot { slot, exit_epoch, last_epoch });
+}
+
+impl Drop for ThreadState {
+    fn drop(&mut self) {
+        let _ = SEGMENT.try_with(|s| s.set(0));
+        release_slot(self.slot, self.exit_epoch.unwrap_or(Epoch::MAX), self.clock.get(self.slot));
+    }
+}

@@ -1,0 +1,12 @@
+//! racer: a data race detector for Rust programs, on stable Rust, at near-native speed, on real
+//! threads.
+//!
+//! Swap `std::{thread, sync}` for `racer::{thread, sync}` and `UnsafeCell` for
+//! [`racer::Shared`](Shared) in test builds, then run `cargo test --features race-detect`. Every
+//! access to a `Shared` cell is then checked against the happens-before order the wrappers
+//! see; without the feature every item is std's own or a transparent inline newtype.
+//!
+//! This crate only re-exports: the runtime is `racer-rt`, the macros `racer-macros`.
+
+pub use racer_macros::test;
+pub use racer_rt::{check, sync, thread, Access, AccessKind, Frame, Race, RaceKind, Report, Shared, ENABLED};

@@ -1,0 +1,6 @@
+#[racer::test]
+async fn asynchronous() {
+    assert_eq!(1 + 1, 2);
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[racer::test]
+fn generic<T: Default>() {
+    let _ = T::default();
+}
+
+fn main() {}
