@@ -32,3 +32,16 @@ pub trait CellPolicy<I: Clone>: Default {
     /// Number of segments remembered now (the paper's storage measure).
     fn segments(&self) -> usize;
 }
+
+static SELECTED: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(4);
+
+/// Chooses the per-cell policy for cells tracked from now on (option `algorithm`, 3, 4 or 5).
+/// Called once at start-up, before any access.
+pub fn select(algorithm: u8) {
+    SELECTED.store(algorithm, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The policy chosen by [`select`] (4 unless told otherwise).
+pub fn selected() -> u8 {
+    SELECTED.load(std::sync::atomic::Ordering::Relaxed)
+}
