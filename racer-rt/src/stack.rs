@@ -1,11 +1,14 @@
 //! The stack depot: call stacks captured as bare instruction pointers, interned so that a stack
 //! seen many times is stored once, and resolved to symbols only when a report is made.
 
+use std::cell::RefCell;
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dashmap::DashMap;
 use once_cell::sync::Lazy;
 use parking_lot::RwLock;
+use smallvec::SmallVec;
 
 use crate::fast_hash::FastBuild;
 use crate::report::Frame;
@@ -35,15 +38,152 @@ pub fn set_history(frames: usize) {
 }
 
 /// Captures the calling thread's stack, unresolved, and interns it.
+///
+/// Builds with frame pointers (see `build.rs`) walk the frame-pointer chain: a few loads per
+/// frame. Other builds unwind with the DWARF tables, which costs microseconds; the result is
+/// the same list of return addresses either way.
 #[inline(never)]
 pub fn capture() -> StackId {
     let limit = HISTORY.load(Ordering::Relaxed) + OWN_FRAMES_SLACK;
-    let mut ips: smallvec::SmallVec<[usize; 48]> = smallvec::SmallVec::new();
-    backtrace::trace(|frame| {
+    let mut ips: SmallVec<[usize; 48]> = SmallVec::new();
+    #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        if frame_walk::walk(frame_walk::frame_address(), &mut ips, limit) {
+            return intern_recent(&ips);
+        }
+        ips.clear();
+    }
+    unwind(&mut ips, limit);
+    intern_recent(&ips)
+}
+
+fn unwind(ips: &mut SmallVec<[usize; 48]>, limit: usize) {
+    let mut record = |frame: &backtrace::Frame| {
         ips.push(frame.ip() as usize);
         ips.len() < limit
+    };
+    // SAFETY: `trace_unsynchronized` only requires that no other thread unwinds through a
+    // non-thread-safe unwinder at the same time; the system unwinder on unix is thread safe.
+    #[cfg(unix)]
+    unsafe {
+        backtrace::trace_unsynchronized(&mut record)
+    }
+    #[cfg(not(unix))]
+    backtrace::trace(&mut record);
+}
+
+/// Frame-pointer walking, for builds where every frame keeps the frame pointer.
+#[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod frame_walk {
+    use std::cell::Cell;
+
+    use smallvec::SmallVec;
+
+    /// The frame pointer of the function this is inlined into.
+    #[inline(always)]
+    pub fn frame_address() -> usize {
+        let fp: usize;
+        // SAFETY: reads a register, touches no memory.
+        unsafe {
+            #[cfg(target_arch = "x86_64")]
+            std::arch::asm!("mov {}, rbp", out(reg) fp, options(nomem, nostack, preserves_flags));
+            #[cfg(target_arch = "aarch64")]
+            std::arch::asm!("mov {}, x29", out(reg) fp, options(nomem, nostack, preserves_flags));
+        }
+        fp
+    }
+
+    thread_local! {
+        /// The calling thread's stack, `[low, high)`; `(0, 0)` until looked up, `(1, 1)` when
+        /// it cannot be known.
+        static STACK_RANGE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    }
+
+    fn stack_range() -> Option<(usize, usize)> {
+        let range = STACK_RANGE.try_with(|r| {
+            if r.get().0 == 0 {
+                r.set(query_stack_range().unwrap_or((1, 1)));
+            }
+            r.get()
+        });
+        match range {
+            Ok((low, high)) if low < high => Some((low, high)),
+            _ => None,
+        }
+    }
+
+    fn query_stack_range() -> Option<(usize, usize)> {
+        // SAFETY: `attr` is initialised by `pthread_getattr_np` before it is read, and
+        // destroyed once.
+        unsafe {
+            let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+            if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+                return None;
+            }
+            let mut base: *mut libc::c_void = std::ptr::null_mut();
+            let mut size: libc::size_t = 0;
+            let ok = libc::pthread_attr_getstack(&attr, &mut base, &mut size) == 0;
+            libc::pthread_attr_destroy(&mut attr);
+            (ok && !base.is_null()).then(|| (base as usize, base as usize + size))
+        }
+    }
+
+    /// Follows the chain of saved frame pointers from `fp`, pushing each frame's return address.
+    /// Every frame read must lie inside this thread's stack, above the previous one: a chain
+    /// that leaves the stack (the C code at the thread's base) ends the walk. Returns false when
+    /// the stack's bounds are unknown, and the caller unwinds instead.
+    #[inline(always)]
+    pub fn walk(mut fp: usize, ips: &mut SmallVec<[usize; 48]>, limit: usize) -> bool {
+        let Some((low, high)) = stack_range() else { return false };
+        let word = std::mem::size_of::<usize>();
+        while ips.len() < limit {
+            if fp < low || fp % word != 0 || fp > high - 2 * word {
+                break;
+            }
+            // SAFETY: `fp` and `fp + word` lie inside this thread's mapped stack.
+            let (next, ret) = unsafe { (*(fp as *const usize), *((fp + word) as *const usize)) };
+            if ret == 0 {
+                break;
+            }
+            ips.push(ret);
+            if next <= fp {
+                break;
+            }
+            fp = next;
+        }
+        true
+    }
+}
+
+/// How many recently interned stacks each thread remembers.
+const RECENT: usize = 16;
+
+thread_local! {
+    /// Per-thread memo of recently interned stacks, direct-mapped by hash: most accesses come
+    /// from a few call paths, and a hit skips the global depot's lock.
+    static RECENT_STACKS: RefCell<Vec<Option<(u64, Box<[usize]>, StackId)>>> = const { RefCell::new(Vec::new()) };
+}
+
+fn intern_recent(ips: &[usize]) -> StackId {
+    let mut hasher = FastBuild.build_hasher();
+    ips.hash(&mut hasher);
+    let hash = hasher.finish();
+    let memo = RECENT_STACKS.try_with(|recent| {
+        let mut recent = recent.try_borrow_mut().ok()?;
+        if recent.is_empty() {
+            recent.resize(RECENT, None);
+        }
+        let entry = &mut recent[hash as usize % RECENT];
+        match entry {
+            Some((h, stored, id)) if *h == hash && **stored == *ips => Some(*id),
+            _ => {
+                let id = intern(ips);
+                *entry = Some((hash, ips.into(), id));
+                Some(id)
+            }
+        }
     });
-    intern(&ips)
+    memo.ok().flatten().unwrap_or_else(|| intern(ips))
 }
 
 fn intern(ips: &[usize]) -> StackId {
@@ -115,4 +255,65 @@ fn shorten(path: &str) -> String {
 /// Number of distinct stacks stored.
 pub fn depot_len() -> usize {
     DEPOT.stacks.read().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both capture methods from the same frame: (frame walk, unwinding), each from the caller.
+    #[inline(never)]
+    fn both() -> (Vec<usize>, Vec<usize>) {
+        let mut unwound = SmallVec::new();
+        unwind(&mut unwound, 64);
+        let mut walked: SmallVec<[usize; 48]> = SmallVec::new();
+        #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+        assert!(frame_walk::walk(frame_walk::frame_address(), &mut walked, 64));
+        (walked.to_vec(), unwound.to_vec())
+    }
+
+    #[inline(never)]
+    fn nested(depth: usize) -> (Vec<usize>, Vec<usize>) {
+        if depth == 0 {
+            both()
+        } else {
+            let r = nested(depth - 1);
+            std::hint::black_box(r)
+        }
+    }
+
+    /// The frame walk must see exactly the frames the unwinder sees, from the caller of the
+    /// capturing function down to the thread's entry (the unwinder also lists its own frames
+    /// first, and the C frame below the thread's entry last).
+    #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[test]
+    fn frame_walk_matches_unwinding() {
+        let (walked, unwound) = nested(3);
+        let start = unwound.iter().position(|&ip| ip == walked[0]).expect("the walk's first frame is unwound too");
+        let rest = &unwound[start..];
+        assert!(walked.len() + 2 >= rest.len(), "walk stopped early: {walked:x?} vs {rest:x?}");
+        assert_eq!(walked[..], rest[..walked.len()]);
+        assert!(walked.len() >= 6, "the nested frames and the test harness's are all there");
+    }
+
+    #[test]
+    fn the_same_stack_interns_once() {
+        let a: Vec<StackId> = (0..3).map(|_| nested_capture(2)).collect();
+        assert_eq!(a[0], a[1]);
+        assert_eq!(a[1], a[2]);
+        assert_ne!(a[0], nested_capture(4), "a deeper stack is another stack");
+        assert_eq!(intern_recent(&[1, 2, 3]), intern_recent(&[1, 2, 3]));
+        assert_ne!(intern_recent(&[1, 2, 3]), intern_recent(&[1, 2, 4]));
+        let id = intern_recent(&[7, 8]);
+        assert_eq!(&*DEPOT.stacks.read()[id.0 as usize], &[7, 8]);
+    }
+
+    #[inline(never)]
+    fn nested_capture(depth: usize) -> StackId {
+        if depth == 0 {
+            capture()
+        } else {
+            std::hint::black_box(nested_capture(depth - 1))
+        }
+    }
 }

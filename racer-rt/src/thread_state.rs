@@ -38,7 +38,6 @@ static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 struct FreeSlot {
     slot: Slot,
     /// The epoch its owner posted at exit: a spawner whose clock has it may reuse the slot.
-    /// `Epoch::MAX` for threads that never posted an exit (not spawned by racer).
     exit_epoch: Epoch,
     /// The owner's epoch when it was gone; the next owner starts after it.
     last_epoch: Epoch,
@@ -226,15 +225,19 @@ impl ChildSeed {
     }
 }
 
-fn release_slot(slot: Slot, exit_epoch: Epoch, last_epoch: Epoch) {
+/// Gives back the slot of a thread that is gone. A thread that never posted its exit (one racer
+/// did not spawn) leaves no epoch a spawner could cover, so its slot is retired, not freed.
+fn release_slot(slot: Slot, exit_epoch: Option<Epoch>, last_epoch: Epoch) {
     let mut table = SLOTS.lock();
     table.live -= 1;
-    table.free.push(FreeSlot { slot, exit_epoch, last_epoch });
+    if let Some(exit_epoch) = exit_epoch {
+        table.free.push(FreeSlot { slot, exit_epoch, last_epoch });
+    }
 }
 
 impl Drop for ThreadState {
     fn drop(&mut self) {
         let _ = SEGMENT.try_with(|s| s.set(0));
-        release_slot(self.slot, self.exit_epoch.unwrap_or(Epoch::MAX), self.clock.get(self.slot));
+        release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
     }
 }

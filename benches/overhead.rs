@@ -1,0 +1,303 @@
+//! What racer costs: every workload runs twice in the same process, once on racer's wrappers
+//! (`racer::Shared`, `racer::sync::Mutex`, `racer::thread`) and once on the std items the
+//! feature-off build compiles them to (`UnsafeCell`, `std::sync::Mutex`, `std::thread`). The
+//! closing table gives each pair's ratio of criterion medians.
+//!
+//! ```text
+//! cargo bench --features race-detect --bench overhead          # the detector's cost
+//! cargo bench --bench overhead                                 # feature off: ratios ~1.0
+//! RACER_BENCH_QUICK=1 cargo bench --features race-detect ...   # 1/10 of the work, ~1 min
+//! ```
+//!
+//! Frame-pointer stack capture needs `RUSTFLAGS="-C force-frame-pointers=yes"` (docs/perf.md).
+
+use std::cell::UnsafeCell;
+use std::hash::{DefaultHasher, Hasher};
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::Criterion;
+
+/// Work per workload: the issue's sizes, or a tenth of them in quick mode.
+#[derive(Clone, Copy)]
+struct Sizes {
+    threads: usize,
+    /// W1: lock, `+= 1`, unlock per thread.
+    lockstep: usize,
+    /// W2: hash 4 KiB, then a locked update, per thread.
+    mixed: usize,
+    /// W3: cells written before spawn, and rounds of reading them all per thread.
+    cells: usize,
+    rounds: usize,
+    /// W4: threads spawned and joined one after another.
+    churn: usize,
+}
+
+impl Sizes {
+    fn from_env() -> Sizes {
+        let full = Sizes { threads: 4, lockstep: 200_000, mixed: 2_000, cells: 10_000, rounds: 200, churn: 20_000 };
+        if std::env::var_os("RACER_BENCH_QUICK").is_some() {
+            Sizes { lockstep: full.lockstep / 10, mixed: full.mixed / 10, rounds: full.rounds / 10, churn: full.churn / 10, ..full }
+        } else {
+            full
+        }
+    }
+}
+
+/// `UnsafeCell` with `Shared`'s method names: exactly what `racer::Shared` is with the feature
+/// off.
+struct StdCell<T>(UnsafeCell<T>);
+
+// SAFETY: as `Shared`: the workloads only reach the value under their own synchronisation.
+unsafe impl<T: Send> Sync for StdCell<T> {}
+
+impl<T> StdCell<T> {
+    fn new(value: T) -> StdCell<T> {
+        StdCell(UnsafeCell::new(value))
+    }
+    #[inline]
+    fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        f(self.0.get())
+    }
+    #[inline]
+    fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
+
+/// The four workloads of the issue, written once and instantiated for both flavours.
+macro_rules! workloads {
+    ($flavour:ident, $Cell:ident, $Mutex:path, $spawn:path) => {
+        mod $flavour {
+            use super::*;
+            use std::sync::Arc;
+            type Cell<T> = $Cell<T>;
+            type Mutex<T> = $Mutex;
+
+            /// W1: threads take turns on one lock to increment one cell.
+            pub fn lockstep(s: Sizes) {
+                let lock = Arc::new(Mutex::new(()));
+                let cell = Arc::new(Cell::new(0u64));
+                let workers: Vec<_> = (0..s.threads)
+                    .map(|_| {
+                        let (lock, cell) = (lock.clone(), cell.clone());
+                        $spawn(move || {
+                            for _ in 0..s.lockstep {
+                                let _held = lock.lock().unwrap();
+                                cell.with_mut(|p| unsafe { *p += 1 });
+                            }
+                        })
+                    })
+                    .collect();
+                workers.into_iter().for_each(|w| w.join().unwrap());
+                assert_eq!(cell.with(|p| unsafe { *p }), (s.threads * s.lockstep) as u64);
+            }
+
+            /// W2: mostly private work (hashing a 4 KiB buffer), then a short locked update.
+            pub fn mixed(s: Sizes) {
+                let lock = Arc::new(Mutex::new(()));
+                let cell = Arc::new(Cell::new(0u64));
+                let workers: Vec<_> = (0..s.threads)
+                    .map(|t| {
+                        let (lock, cell) = (lock.clone(), cell.clone());
+                        $spawn(move || {
+                            let mut buffer = vec![t as u8; 4096];
+                            for i in 0..s.mixed {
+                                buffer[i % 4096] = i as u8;
+                                let mut h = DefaultHasher::new();
+                                h.write(&buffer);
+                                let digest = h.finish();
+                                let _held = lock.lock().unwrap();
+                                cell.with_mut(|p| unsafe { *p = (*p).wrapping_add(digest) });
+                            }
+                        })
+                    })
+                    .collect();
+                workers.into_iter().for_each(|w| w.join().unwrap());
+                black_box(cell.with(|p| unsafe { *p }));
+            }
+
+            /// W3: cells written before the spawn, then only read, by every thread, many times.
+            pub fn read_sharing(s: Sizes) {
+                let cells: Arc<Vec<Cell<u64>>> = Arc::new((0..s.cells).map(|i| Cell::new(i as u64)).collect());
+                for c in cells.iter() {
+                    c.with_mut(|p| unsafe { *p += 1 });
+                }
+                let readers: Vec<_> = (0..s.threads)
+                    .map(|_| {
+                        let cells = cells.clone();
+                        $spawn(move || {
+                            let mut sum = 0u64;
+                            for _ in 0..s.rounds {
+                                for c in cells.iter() {
+                                    sum = sum.wrapping_add(c.with(|p| unsafe { *p }));
+                                }
+                            }
+                            sum
+                        })
+                    })
+                    .collect();
+                let expected = (1..=s.cells as u64).sum::<u64>() * s.rounds as u64;
+                for r in readers {
+                    assert_eq!(r.join().unwrap(), expected);
+                }
+            }
+
+            /// W4: short threads spawned and joined one after another, each writing one cell.
+            pub fn churn(s: Sizes) {
+                let cell = Arc::new(Cell::new(0u64));
+                for _ in 0..s.churn {
+                    let cell = cell.clone();
+                    $spawn(move || cell.with_mut(|p| unsafe { *p += 1 })).join().unwrap();
+                }
+                assert_eq!(cell.with(|p| unsafe { *p }), s.churn as u64);
+            }
+        }
+    };
+}
+
+workloads!(with_racer, Shared, racer::sync::Mutex<T>, racer::thread::spawn);
+workloads!(with_std, StdCell, std::sync::Mutex<T>, std::thread::spawn);
+use racer::Shared;
+
+fn whole_workloads(c: &mut Criterion, s: Sizes) {
+    type Workload = (&'static str, fn(Sizes), fn(Sizes));
+    let all: [Workload; 4] = [
+        ("w1_lockstep", with_racer::lockstep, with_std::lockstep),
+        ("w2_mixed", with_racer::mixed, with_std::mixed),
+        ("w3_read_sharing", with_racer::read_sharing, with_std::read_sharing),
+        ("w4_churn", with_racer::churn, with_std::churn),
+    ];
+    for (name, racer_run, std_run) in all {
+        let mut g = c.benchmark_group(name);
+        g.sample_size(10).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2));
+        g.bench_function("racer", |b| b.iter(|| racer_run(s)));
+        g.bench_function("std", |b| b.iter(|| std_run(s)));
+        g.finish();
+    }
+}
+
+/// Single accesses: the same-segment re-access, the first write of a new segment, and a read
+/// of a cell whose read set R holds p parallel readers.
+fn accesses(c: &mut Criterion) {
+    let mut g = c.benchmark_group("access");
+    g.sample_size(20).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(1));
+
+    let cell = Shared::new(0u64);
+    let plain = StdCell::new(0u64);
+    g.bench_function("same_segment_write/racer", |b| b.iter(|| cell.with_mut(|p| unsafe { *black_box(p) += 1 })));
+    g.bench_function("same_segment_write/std", |b| b.iter(|| plain.with_mut(|p| unsafe { *black_box(p) += 1 })));
+    g.bench_function("same_segment_read/racer", |b| b.iter(|| cell.with(|p| unsafe { *black_box(p) })));
+    g.bench_function("same_segment_read/std", |b| b.iter(|| plain.with(|p| unsafe { *black_box(p) })));
+
+    // A lock/unlock ends the segment, so the write after it takes the slow path. The cost of
+    // that write is the difference between the two racer figures.
+    let lock = racer::sync::Mutex::new(());
+    let std_lock = std::sync::Mutex::new(());
+    g.bench_function("new_segment_write/racer", |b| {
+        b.iter(|| {
+            drop(lock.lock().unwrap());
+            cell.with_mut(|p| unsafe { *black_box(p) += 1 })
+        })
+    });
+    g.bench_function("lock_unlock_only/racer", |b| b.iter(|| drop(lock.lock().unwrap())));
+    g.bench_function("new_segment_write/std", |b| {
+        b.iter(|| {
+            drop(std_lock.lock().unwrap());
+            plain.with_mut(|p| unsafe { *black_box(p) += 1 })
+        })
+    });
+    g.bench_function("lock_unlock_only/std", |b| b.iter(|| drop(std_lock.lock().unwrap())));
+    g.finish();
+
+    let mut g = c.benchmark_group("read_with_parallel_readers");
+    g.sample_size(20).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(1));
+    for readers in [2usize, 8, 32] {
+        let cell = std::sync::Arc::new(Shared::new(1u64));
+        cell.with_mut(|p| unsafe { *p = 2 });
+        // Each helper reads once after the spawn and then waits on a std channel, invisible to
+        // racer: their reads stay mutually parallel and parallel to this thread, so R keeps
+        // them all while this thread reads in a new segment each iteration.
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let (quit_tx, quit_rx) = std::sync::mpsc::channel::<()>();
+        let quit_rx = std::sync::Arc::new(std::sync::Mutex::new(quit_rx));
+        let helpers: Vec<_> = (0..readers)
+            .map(|_| {
+                let (cell, done_tx, quit_rx) = (cell.clone(), done_tx.clone(), quit_rx.clone());
+                racer::thread::spawn(move || {
+                    black_box(cell.with(|p| unsafe { *p }));
+                    done_tx.send(()).unwrap();
+                    let _ = quit_rx.lock().unwrap().recv();
+                })
+            })
+            .collect();
+        for _ in 0..readers {
+            done_rx.recv().unwrap();
+        }
+        let private = racer::sync::Mutex::new(());
+        g.bench_function(format!("{readers}/racer"), |b| {
+            b.iter(|| {
+                drop(private.lock().unwrap());
+                cell.with(|p| unsafe { *black_box(p) })
+            })
+        });
+        drop(quit_tx);
+        helpers.into_iter().for_each(|h| h.join().unwrap());
+    }
+    g.finish();
+}
+
+/// Criterion's output directory, in the target directory this bench was built into.
+fn criterion_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(dir).join("criterion");
+    }
+    // target/release/deps/overhead-HASH
+    let exe = std::env::current_exe().expect("bench executable path");
+    exe.ancestors().nth(3).expect("bench lives in target/PROFILE/deps").join("criterion")
+}
+
+/// The median, in nanoseconds, criterion estimated for benchmark `id` in this run (criterion
+/// turns the `/` inside a function name into `_` in its directory names).
+fn median_ns(dir: &std::path::Path, id: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(dir.join(id).join("new/estimates.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json["median"]["point_estimate"].as_f64()
+}
+
+fn print_summary(dir: &std::path::Path) {
+    let m = |id: &str| median_ns(dir, id);
+    println!("\nracer overhead summary (criterion medians; ENABLED = {})", racer::ENABLED);
+    println!("{:<34} {:>14} {:>14} {:>8}", "workload", "racer", "std", "ratio");
+    for name in ["w1_lockstep", "w2_mixed", "w3_read_sharing", "w4_churn"] {
+        if let (Some(r), Some(s)) = (m(&format!("{name}/racer")), m(&format!("{name}/std"))) {
+            println!("{:<34} {:>11.2} ms {:>11.2} ms {:>7.2}x", name, r / 1e6, s / 1e6, r / s);
+        }
+    }
+    for name in ["same_segment_write", "same_segment_read", "new_segment_write", "lock_unlock_only"] {
+        if let (Some(r), Some(s)) = (m(&format!("access/{name}_racer")), m(&format!("access/{name}_std"))) {
+            println!("{:<34} {:>11.1} ns {:>11.1} ns {:>7.2}x", name, r, s, r / s);
+        }
+    }
+    if let (Some(w), Some(l)) = (m("access/new_segment_write_racer"), m("access/lock_unlock_only_racer")) {
+        println!("{:<34} {:>11.1} ns", "new-segment write alone (racer)", w - l);
+    }
+    if let Some(l) = m("access/lock_unlock_only_racer") {
+        for readers in [2, 8, 32] {
+            if let Some(r) = m(&format!("read_with_parallel_readers/{readers}_racer")) {
+                println!("{:<34} {:>11.1} ns", format!("new-segment read, |R| = {readers}"), r - l);
+            }
+        }
+    }
+}
+
+fn main() {
+    let dir = criterion_dir();
+    let mut c = Criterion::default().output_directory(&dir).configure_from_args();
+    let sizes = Sizes::from_env();
+    accesses(&mut c);
+    whole_workloads(&mut c, sizes);
+    c.final_summary();
+    print_summary(&dir);
+}
