@@ -5,6 +5,7 @@
 //! before a post therefore happens before everything another thread does after a wait on the
 //! same object.
 
+use std::cell::Cell;
 use std::panic::Location;
 
 use dashmap::DashMap;
@@ -12,6 +13,7 @@ use once_cell::sync::Lazy;
 use parking_lot::{Mutex, RwLock};
 
 use crate::clock::{Epoch, VectorClock};
+use crate::fast_hash::FastBuild;
 use crate::thread_state::{with_current, ThreadState};
 
 /// A vector clock owned by a synchronisation object (a mutex, a join handle, a message...).
@@ -70,11 +72,46 @@ pub struct SyncEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SyncEventId(u32);
 
-static EVENT_IDS: Lazy<DashMap<SyncEvent, SyncEventId>> = Lazy::new(DashMap::new);
+static EVENT_IDS: Lazy<DashMap<SyncEvent, SyncEventId, FastBuild>> = Lazy::new(|| DashMap::with_hasher(FastBuild));
 static EVENTS: RwLock<Vec<SyncEvent>> = RwLock::new(Vec::new());
+
+/// How many recently interned events each thread remembers.
+const RECENT_EVENTS: usize = 4;
+
+thread_local! {
+    /// A thread mostly repeats the same few operations (lock and unlock of one mutex, say): a
+    /// hit here skips hashing the event and the global table's lock.
+    static RECENT: Cell<[Option<(SyncEvent, SyncEventId)>; RECENT_EVENTS]> = const { Cell::new([None; RECENT_EVENTS]) };
+}
 
 impl SyncEvent {
     pub fn intern(self) -> SyncEventId {
+        let recent = RECENT.try_with(Cell::get).unwrap_or([None; RECENT_EVENTS]);
+        if let Some((_, id)) = recent.iter().flatten().find(|(e, _)| e.same_as(&self)) {
+            return *id;
+        }
+        let id = self.intern_globally();
+        let mut updated = [None; RECENT_EVENTS];
+        updated[0] = Some((self, id));
+        updated[1..].copy_from_slice(&recent[..RECENT_EVENTS - 1]);
+        let _ = RECENT.try_with(|r| r.set(updated));
+        id
+    }
+
+    /// Equality by address: events are built from `'static` literals and `Location`s, so the
+    /// same operation at the same site has the same pointers (and a miss only costs a lookup).
+    fn same_as(&self, other: &SyncEvent) -> bool {
+        std::ptr::eq(self.op, other.op)
+            && std::ptr::eq(self.object, other.object)
+            && std::ptr::eq(self.at, other.at)
+            && match (self.created, other.created) {
+                (Some(a), Some(b)) => std::ptr::eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+    }
+
+    fn intern_globally(self) -> SyncEventId {
         if let Some(id) = EVENT_IDS.get(&self) {
             return *id;
         }
