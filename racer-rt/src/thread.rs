@@ -77,7 +77,7 @@ pub fn park_timeout(dur: Duration) {
 /// state is being torn down) and the clock the child posts to when it exits.
 fn fork(name: Option<String>, site: &'static Location<'static>) -> (Option<ChildSeed>, Arc<SyncClock>) {
     let spawned_at = stack::capture();
-    let seed = with_current(|t| t.fork(name, spawned_at, site));
+    let seed = with_current(|t| t.fork(name, spawned_at, site)).flatten();
     (seed, Arc::new(SyncClock::new()))
 }
 

@@ -54,10 +54,13 @@ static SLOTS: Lazy<Mutex<SlotTable>> = Lazy::new(|| Mutex::new(SlotTable { next:
 /// How many free slots a spawn looks at before taking a new one.
 const REUSE_SCAN: usize = 8;
 
-/// Takes a slot for a new thread; returns it with the first epoch the new thread may use.
-fn take_slot(spawner: Option<&VectorClock>) -> (Slot, Epoch) {
+/// How many slots a segment can name (`clock::Segment` keeps 16 bits for the slot).
+const MAX_SLOTS: Slot = 1 << 16;
+
+/// Takes a slot for a new thread; returns it with the first epoch the new thread may use, or
+/// `None` when every slot is held (the thread then goes unchecked, with a warning).
+fn take_slot(spawner: Option<&VectorClock>) -> Option<(Slot, Epoch)> {
     let mut table = SLOTS.lock();
-    table.live += 1;
     if let Some(clock) = spawner {
         let len = table.free.len();
         let reusable = table.free[len.saturating_sub(REUSE_SCAN)..]
@@ -66,12 +69,25 @@ fn take_slot(spawner: Option<&VectorClock>) -> (Slot, Epoch) {
             .map(|i| i + len.saturating_sub(REUSE_SCAN));
         if let Some(i) = reusable {
             let free = table.free.swap_remove(i);
-            return (free.slot, free.last_epoch + 1);
+            table.live += 1;
+            return Some((free.slot, free.last_epoch + 1));
         }
+    }
+    if table.next >= MAX_SLOTS {
+        drop(table);
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            eprintln!(
+                "racer: warning: {MAX_SLOTS} thread slots are in use (threads alive, or finished without a \
+                 racer join); threads started from now on are not checked"
+            )
+        });
+        return None;
     }
     let slot = table.next;
     table.next += 1;
-    (slot, 1)
+    table.live += 1;
+    Some((slot, 1))
 }
 
 /// Number of threads holding a slot, and the number of slots ever made (the widest a clock can
@@ -124,17 +140,20 @@ pub fn with_current<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
     STATE
         .try_with(|cell| {
             let mut state = cell.try_borrow_mut().ok()?;
-            let state = state.get_or_insert_with(ThreadState::foreign);
-            Some(f(state))
+            if state.is_none() {
+                *state = Some(ThreadState::foreign()?);
+            }
+            state.as_mut().map(f)
         })
         .ok()
         .flatten()
 }
 
 impl ThreadState {
-    /// A thread racer did not spawn: a fresh clock, ordered after nothing.
-    fn foreign() -> ThreadState {
-        let (slot, epoch) = take_slot(None);
+    /// A thread racer did not spawn: a fresh clock, ordered after nothing. `None` when no slot
+    /// is left.
+    fn foreign() -> Option<ThreadState> {
+        let (slot, epoch) = take_slot(None)?;
         let mut clock = VectorClock::new();
         clock.set(slot, epoch);
         let state = ThreadState {
@@ -151,7 +170,7 @@ impl ThreadState {
             exit_epoch: None,
         };
         state.publish_segment();
-        state
+        Some(state)
     }
 
     #[inline]
@@ -185,9 +204,10 @@ impl ThreadState {
     }
 
     /// The parent side of a spawn: takes a slot for the child, gives it a copy of this clock
-    /// (the post), and starts a new segment here.
-    pub fn fork(&mut self, name: Option<String>, spawned_at: StackId, site: &'static Location<'static>) -> ChildSeed {
-        let (slot, epoch) = take_slot(Some(&self.clock));
+    /// (the post), and starts a new segment here. `None` when no slot is left: the child then
+    /// runs unchecked.
+    pub fn fork(&mut self, name: Option<String>, spawned_at: StackId, site: &'static Location<'static>) -> Option<ChildSeed> {
+        let (slot, epoch) = take_slot(Some(&self.clock))?;
         let mut clock = self.clock.clone();
         clock.set(slot, epoch);
         let info = Arc::new(ThreadInfo {
@@ -198,7 +218,7 @@ impl ThreadState {
         self.note_sync(SyncEvent { op: "spawning", object: "a thread", created: None, at: site });
         self.tick();
         let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
-        ChildSeed { slot, clock, info, sink: self.sink.clone(), spawn_event }
+        Some(ChildSeed { slot, clock, info, sink: self.sink.clone(), spawn_event })
     }
 
     /// Marks the thread's exit post, after which its slot may be reused by a spawner that has
