@@ -135,6 +135,18 @@ impl Access {
         out
     }
 
+    /// The site as printed: the `#[track_caller]` location, or for the write of a cell's drop
+    /// (whose location is std's drop glue) the user's frame that dropped it.
+    fn site(&self) -> String {
+        let in_drop_glue = self.location.file().starts_with("/rustc/");
+        match self.frames.first() {
+            Some(Frame { file: Some(file), line: Some(line), column, .. }) if in_drop_glue => {
+                format!("{file}:{line}:{} (dropping the cell)", column.unwrap_or(0))
+            }
+            _ => self.location.to_string(),
+        }
+    }
+
     fn thread_label(&self) -> String {
         match &self.thread_name {
             Some(name) => format!("thread '{name}'"),
@@ -207,7 +219,7 @@ impl fmt::Display for Race {
         for (access, prefix) in [(&self.current, ""), (&self.previous, "Previous ")] {
             let noun = access.kind.noun();
             let head = if prefix.is_empty() { capitalised(noun) } else { format!("{prefix}{noun}") };
-            writeln!(f, "  {head} by {} at {}:", access.thread_label(), access.location)?;
+            writeln!(f, "  {head} by {} at {}:", access.thread_label(), access.site())?;
             write_frames(f, &access.frames)?;
             match &access.after_sync {
                 Some(sync) => writeln!(f, "    (the thread's last synchronisation before it: {sync})")?,
