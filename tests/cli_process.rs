@@ -187,6 +187,14 @@ fn suppressing_every_race_gives_a_clean_run() {
 }
 
 #[test]
+fn a_file_pattern_suppresses_the_races_in_that_file() {
+    let rules = scratch("supp-file.txt");
+    std::fs::write(&rules, "race:^tests/fixtures/*_program.rs$\n").unwrap();
+    let out = run("two", &format!("suppressions={}", rules.display()));
+    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+}
+
+#[test]
 fn a_suppression_that_matches_nothing_hides_nothing() {
     let rules = scratch("supp-none.txt");
     std::fs::write(&rules, "race:racer_fixture::elsewhere::\n").unwrap();
