@@ -19,7 +19,11 @@ mod algorithm;
 #[cfg(feature = "race-detect")]
 mod clock;
 #[cfg(feature = "race-detect")]
+mod exit;
+#[cfg(feature = "race-detect")]
 mod fast_hash;
+#[cfg(feature = "race-detect")]
+mod options;
 #[cfg(feature = "race-detect")]
 mod output;
 #[cfg(feature = "race-detect")]
@@ -32,6 +36,8 @@ mod sink;
 mod stack;
 #[cfg(feature = "race-detect")]
 mod stats;
+#[cfg(feature = "race-detect")]
+mod suppressions;
 #[cfg(feature = "race-detect")]
 mod sync_clock;
 #[cfg(feature = "race-detect")]

@@ -260,8 +260,28 @@ impl Report {
         self.races.len()
     }
 
-    /// The report as JSON: `{"races": [...]}`, one object per race with the fields documented
-    /// in the README ("JSON reports").
+    /// The report as JSON: `{"races": [...]}`, one object per race, in the order found. The
+    /// field names are stable (new fields may be added; none is renamed or removed):
+    ///
+    /// ```text
+    /// kind        "flow" | "anti" | "output"
+    /// type        the type inside the Shared cell, e.g. "u64"
+    /// address     the cell's address, a hex string "0x7f.."
+    /// current     the access that found the race   } each an access object:
+    /// previous    the access the detector remembered }
+    ///   access      "read" | "write"
+    ///   thread      {"name": string or null, "id": racer's thread number (1, 2, ...)}
+    ///   site        {"file", "line", "column"}: the #[track_caller] site of the access
+    ///   after_sync  the thread's last synchronisation before the access, e.g.
+    ///               "locking Mutex (created at src/q.rs:12:5) at src/q.rs:40:9", or null
+    ///   frames      [{"function", "file" (or null), "line" (or null)}], innermost first,
+    ///               racer's own frames left out, at most `history` of them
+    ///   spawned_at  the frames of the spawn that made the thread, or null for threads
+    ///               racer did not spawn
+    /// ```
+    ///
+    /// With `RACER_OPTIONS=report=json`, races found outside `check` are written one such race
+    /// object per line (JSON Lines).
     pub fn to_json(&self) -> String {
         let mut out = String::from("{\"races\":[");
         for (i, race) in self.races.iter().enumerate() {
