@@ -4,7 +4,7 @@
 //!
 //! cargo-nextest runs each test in its own process, `TEST_BINARY --exact NAME --nocapture`;
 //! the tests below run this very binary that way, as a child, selecting the fixture tests at
-//! the end of the file (which do nothing unless `RACER_HARNESS_FIXTURE=1` is set by a driver).
+//! the end of the file (which race only when `RACER_HARNESS_FIXTURE=1` is set by a driver).
 //!
 //!     cargo test --features race-detect --test cli_harness
 #![cfg(feature = "race-detect")]
@@ -119,6 +119,12 @@ fn report_to_json_parses_with_serde_json() {
 /// A thread named `helper` writes a cell, then (with no racer-visible edge: std's channel) the
 /// calling thread writes it too. `which` picks one of two distinct write sites.
 fn race_between(which: &str, helper: &str) {
+    write_after_helper(which, helper, false)
+}
+
+/// As `race_between`; with `join_first` the helper is joined before the second write, which
+/// orders the two writes.
+fn write_after_helper(which: &str, helper: &str, join_first: bool) {
     let cell = Arc::new(Shared::new(0u64));
     let theirs = cell.clone();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -130,27 +136,32 @@ fn race_between(which: &str, helper: &str) {
         })
         .unwrap();
     rx.recv().unwrap();
+    let h = if join_first {
+        h.join().unwrap();
+        None
+    } else {
+        Some(h)
+    };
     if which == "a" {
         cell.with_mut(|p| unsafe { *p = 2 });
     } else {
         cell.with_mut(|p| unsafe { *p = 3 });
     }
-    h.join().unwrap();
+    if let Some(h) = h {
+        h.join().unwrap();
+    }
 }
 
-/// Fixture for the tests above, not a test of its own: races outside any check (so racer
-/// reports to stderr and sets the exit status) only when a driver sets `RACER_HARNESS_FIXTURE`.
+/// Fixture for the tests above: races outside any check (so racer reports to stderr and sets
+/// the exit status) when a driver sets `RACER_HARNESS_FIXTURE`. Otherwise the same writes are
+/// ordered by a join, and a (false) report would fail this whole test binary with status 66.
 #[test]
 fn fixture_plain_test_a() {
-    if std::env::var_os(FIXTURE_SWITCH).is_some() {
-        race_between("a", "helper_a");
-    }
+    write_after_helper("a", "helper_a", std::env::var_os(FIXTURE_SWITCH).is_none());
 }
 
 /// Fixture: as `fixture_plain_test_a`, at another write site.
 #[test]
 fn fixture_plain_test_b() {
-    if std::env::var_os(FIXTURE_SWITCH).is_some() {
-        race_between("b", "helper_b");
-    }
+    write_after_helper("b", "helper_b", std::env::var_os(FIXTURE_SWITCH).is_none());
 }
