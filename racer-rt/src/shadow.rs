@@ -134,3 +134,15 @@ impl CellMeta {
 pub fn cells_tracked() -> usize {
     SHADOW.len()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithm::Alg4;
+
+    /// Offering Algorithms 3 and 5 must not make the default's cells bigger.
+    #[test]
+    fn a_cell_state_is_no_larger_than_algorithm_4s() {
+        assert_eq!(std::mem::size_of::<CellState>(), std::mem::size_of::<Alg4<AccessInfo>>());
+    }
+}

@@ -3,7 +3,7 @@
 //! algorithm (3 included) ever reports a pair the oracle calls ordered; storage stays within the
 //! paper's bounds (2, 1 + p <= 1 + t, 2t segments per cell).
 //!
-//! Cases: `RACER_PROPTEST_CASES` (default 2 000, the CI size). The full run:
+//! Cases: `RACER_PROPTEST_CASES` (default 10 000, the CI size). The full run:
 //! `RACER_PROPTEST_CASES=100000 cargo test --release -p racer-rt --features race-detect --test paper_props`.
 #![cfg(feature = "race-detect")]
 
@@ -86,7 +86,7 @@ fn traces() -> impl Strategy<Value = Vec<Event>> {
 }
 
 fn cases() -> u32 {
-    std::env::var("RACER_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000)
+    std::env::var("RACER_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000)
 }
 
 fn threads_in(trace: &[Event]) -> usize {
@@ -188,4 +188,33 @@ fn search_finds_a_race_algorithm_3_misses_and_shrinks_it_to_the_papers_case() {
     assert!(shrunk.len() <= 5, "shrunk to {} events: {text}", shrunk.len());
     assert!(replay(&shrunk, 3, true).unwrap().races.is_empty());
     eprintln!("shrunk counterexample for algorithm 3: {text}");
+}
+
+/// The generator is worth its cases: among its traces are race-free and racy ones, every kind
+/// of event, and traces where Algorithm 3 misses a race.
+#[test]
+fn generated_traces_cover_every_event_and_outcome() {
+    use proptest::strategy::ValueTree;
+    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let (mut racy, mut race_free, mut alg3_misses) = (0, 0, 0);
+    let mut kinds = std::collections::HashSet::new();
+    let samples = 2_000;
+    for _ in 0..samples {
+        let trace = traces().new_tree(&mut runner).unwrap().current();
+        kinds.extend(trace.iter().map(std::mem::discriminant));
+        let oracle = Oracle::new(&trace).unwrap();
+        if oracle.racy_pairs().is_empty() {
+            race_free += 1;
+        } else {
+            racy += 1;
+        }
+        let alg3: BTreeSet<usize> = replay(&trace, 3, true).unwrap().races.iter().map(|r| r.cell).collect();
+        if alg3 != oracle.racy_cells() {
+            alg3_misses += 1;
+        }
+    }
+    assert_eq!(kinds.len(), 8, "every kind of event appears");
+    assert!(racy >= samples / 10 && race_free >= samples / 10, "racy {racy}, race-free {race_free} of {samples}");
+    assert!(alg3_misses >= samples / 100, "algorithm 3 missed a race in only {alg3_misses} of {samples}");
+    eprintln!("of {samples} traces: {racy} racy, {race_free} race-free, {alg3_misses} where algorithm 3 misses a racy cell");
 }

@@ -1,5 +1,3 @@
-use smallvec::SmallVec;
-
 use super::{CellPolicy, RaceKind, Recorded};
 use crate::clock::{Slot, VectorClock};
 
@@ -11,9 +9,12 @@ use crate::clock::{Slot, VectorClock};
 /// stored for `t` slots. A race of the current access with an earlier access `a` of slot `u` is
 /// never lost: `u`'s remembered access of the same kind is `a` or later in `u`'s program order,
 /// and a later one cannot be ordered before the current access without `a` being so too.
+///
+/// The entries live on the heap, not inline: a cell's state is as large as the largest policy's,
+/// and an inline array here would double the size of every Algorithm 4 cell.
 #[derive(Debug, Clone)]
 pub struct Alg5<I> {
-    slots: SmallVec<[LastOfSlot<I>; 2]>,
+    slots: Vec<LastOfSlot<I>>,
 }
 
 /// The last read and last write of one slot on the cell.
@@ -26,7 +27,7 @@ struct LastOfSlot<I> {
 
 impl<I> Default for Alg5<I> {
     fn default() -> Self {
-        Alg5 { slots: SmallVec::new() }
+        Alg5 { slots: Vec::new() }
     }
 }
 
@@ -72,11 +73,7 @@ impl<I: Clone> CellPolicy<I> for Alg5<I> {
     }
 
     fn heap_bytes(&self) -> usize {
-        if self.slots.spilled() {
-            self.slots.capacity() * std::mem::size_of::<LastOfSlot<I>>()
-        } else {
-            0
-        }
+        self.slots.capacity() * std::mem::size_of::<LastOfSlot<I>>()
     }
 }
 
