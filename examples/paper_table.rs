@@ -179,6 +179,15 @@ fn main() {
     }
     println!();
     println!("(races: reports on the race-free workload, all three algorithms together; bytes: shadow memory)");
+    let stats = racer::stats();
+    for algorithm in [3, 4, 5] {
+        let a = stats.algorithm(algorithm);
+        println!(
+            "Algorithm {algorithm} over the whole run: at most {} segments at once, at most {} on one cell",
+            a.peak_segments, a.max_segments_on_cell
+        );
+    }
+    println!("(these include the main thread's write when it drops a cell, counted just before the cell is freed)");
     println!();
     println!("Planted races:                                      alg3     alg4     alg5");
     let yes = |b: bool| if b { "found" } else { "MISSED" };
