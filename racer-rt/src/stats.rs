@@ -168,3 +168,19 @@ pub fn summary_line() -> String {
     }
     line
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_line_has_a_part_for_each_algorithm_in_use() {
+        let cell = crate::Shared::new(1u32);
+        let _ = unsafe { cell.get() };
+        let line = summary_line();
+        assert!(line.starts_with("racer: stats: "), "{line}");
+        let part = line.split("; ").find(|p| p.starts_with("algorithm 4: ")).unwrap_or_else(|| panic!("{line}"));
+        assert!(part.contains(" segments now, ") && part.ends_with(" bytes of shadow memory"), "{line}");
+        assert!(stats().algorithm(4).peak_segments >= 1);
+    }
+}

@@ -18,7 +18,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
-use crate::algorithm::{AnyPolicy, Recorded};
+use crate::algorithm::{AnyPolicy, Recorded, ALGORITHMS};
 use crate::clock::{Segment, Slot, VectorClock};
 use crate::report::RaceKind;
 
@@ -250,6 +250,9 @@ struct ReplayCell {
 /// `same_segment_filter`, an access with the same segment and kind as the last one the cell's
 /// policy saw is skipped, as the runtime's fast path skips it.
 pub fn replay(trace: &[Event], algorithm: u8, same_segment_filter: bool) -> Result<Replay, TraceError> {
+    if !ALGORITHMS.contains(&algorithm) {
+        return Err(TraceError { event: 0, message: format!("there is no algorithm {algorithm}; use 3, 4 or 5") });
+    }
     validate(trace)?;
     let mut clocks: HashMap<usize, VectorClock> = HashMap::new();
     let mut start = VectorClock::new();
@@ -369,6 +372,8 @@ mod tests {
             let err = validate(&parse(text).unwrap()).unwrap_err();
             assert!(err.message.contains(expected), "{text}: {err}");
         }
+        let err = replay(&[], 6, true).unwrap_err();
+        assert!(err.message.contains("no algorithm 6"), "{err}");
     }
 
     #[test]
