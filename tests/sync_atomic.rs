@@ -241,14 +241,16 @@ mod races {
         assert_one_race(&report, RaceKind::Flow, ("writer", w), ("reader", r));
     }
 
-    /// The writer releases 1; a relay changes 1 to 2 with `relay` (an RMW or a plain store);
-    /// the reader acquires 2 and reads.
+    /// The writer releases 1; a relay changes 1 to 2 (with a Relaxed RMW or a Relaxed store);
+    /// then (in time only) the reader acquires 2 and reads. The reader loads only once, after
+    /// the relay is done, so it never acquires the writer's 1 directly.
     fn relayed(rmw: bool) -> (racer::Report, Site, Site) {
         let mut sites = None;
         let report = racer::check(|| {
             let data = Arc::new(Shared::new(0u64));
             let flag = Arc::new(AtomicUsize::new(0));
             let (d, f1, f2) = (data.clone(), flag.clone(), flag.clone());
+            let (relayed, wait_relay) = std_mpsc::channel::<()>();
             let w = named("writer", move || {
                 let site = write(&d, 7);
                 f1.store(1, Ordering::Release);
@@ -263,9 +265,11 @@ mod races {
                     spin_until(&f2, 1, Ordering::Relaxed);
                     f2.store(2, Ordering::Relaxed);
                 }
+                relayed.send(()).unwrap();
             });
             let r = named("reader", move || {
-                spin_until(&flag, 2, Ordering::Acquire);
+                wait_relay.recv().unwrap();
+                assert_eq!(flag.load(Ordering::Acquire), 2);
                 read(&data).1
             });
             relay.join().unwrap();
