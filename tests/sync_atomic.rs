@@ -86,9 +86,9 @@ fn bool_and_ptr_atomics_compute_what_std_computes() {
     assert!(b.load(Ordering::Acquire));
     assert_eq!(b.compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst), Err(true));
     assert_eq!(b.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |x| Some(!x)), Ok(true));
-    assert_eq!(b.swap(true, Ordering::SeqCst), false);
+    assert!(!b.swap(true, Ordering::SeqCst));
     assert_eq!(format!("{b:?}"), "true");
-    assert!(AtomicBool::default().into_inner() == false);
+    assert!(!AtomicBool::default().into_inner());
 
     let mut xs = [1u32, 2, 3];
     let p = AtomicPtr::new(&mut xs[0] as *mut u32);

@@ -65,7 +65,11 @@ fn receiver_iterators_stop_as_std_does() {
     assert_eq!(rx.try_iter().next(), None);
     tx.send(3).unwrap();
     drop(tx);
-    assert_eq!((&rx).into_iter().collect::<Vec<_>>(), vec![3]);
+    let mut rest = Vec::new();
+    for v in &rx {
+        rest.push(v);
+    }
+    assert_eq!(rest, vec![3]);
 }
 
 #[cfg(feature = "race-detect")]
