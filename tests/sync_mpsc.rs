@@ -153,6 +153,44 @@ mod races {
         assert_no_race(&report);
     }
 
+    /// The receiver writes the cell, then receives; the sender sends, then reads the cell. A
+    /// rendezvous send returns only after the receive, which orders the read after the write;
+    /// with a buffer (bound 1) nothing does.
+    fn receiver_writes_sender_reads(bound: usize) -> (racer::Report, Site, Site) {
+        let mut sites = None;
+        let report = racer::check(|| {
+            let data = Arc::new(Shared::new(0u64));
+            let (tx, rx) = mpsc::sync_channel::<()>(bound);
+            let (written, wait_write) = std_mpsc::channel::<()>();
+            let d = data.clone();
+            let receiver = named("receiver", move || {
+                let site = write(&d, 1);
+                written.send(()).unwrap();
+                rx.recv().unwrap();
+                site
+            });
+            let sender = named("sender", move || {
+                tx.send(()).unwrap();
+                wait_write.recv().unwrap();
+                read(&data).1
+            });
+            sites = Some((receiver.join().unwrap(), sender.join().unwrap()));
+        });
+        let (w, r) = sites.unwrap();
+        (report, w, r)
+    }
+
+    #[test]
+    fn a_rendezvous_receive_happens_before_its_send_returns() {
+        assert_no_race(&receiver_writes_sender_reads(0).0);
+    }
+
+    #[test]
+    fn a_buffered_send_is_not_ordered_after_its_receive() {
+        let (report, w, r) = receiver_writes_sender_reads(1);
+        assert_one_race(&report, RaceKind::Flow, ("receiver", w), ("sender", r));
+    }
+
     #[test]
     fn a_bounded_channel_orders_each_message() {
         let report = racer::check(|| {

@@ -12,6 +12,10 @@
 //! is always the clock of the value it read (no over- or under-approximation), and values and
 //! orderings are exactly std's. No operation allocates once the clock is as wide as the
 //! threads it has seen.
+//!
+//! SeqCst is treated as AcqRel (its load half as Acquire, its store half as Release): the
+//! single total order of SeqCst operations adds no happens-before edge between threads that
+//! do not read each other's values.
 
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe};

@@ -6,6 +6,10 @@
 //! every sender's drop posts into the channel's `senders_gone` clock, which a receiver that
 //! finds the channel disconnected waits on; symmetrically, the receiver's drop posts into
 //! `receiver_gone`, which a send that fails waits on.
+//!
+//! A rendezvous channel (`sync_channel(0)`) also orders the other way, as std's does: a send
+//! returns only after a receive took its message, so the receive posts into the message's
+//! `Handback`, which the send waits on before returning.
 
 use std::fmt;
 use std::panic::Location;
@@ -14,15 +18,60 @@ use std::time::Duration;
 
 pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
+use parking_lot::{Condvar, Mutex};
+
 use crate::clock::VectorClock;
 use crate::sync_clock::{SyncClock, SyncEvent};
 use crate::thread_state::with_current;
 
 /// A value in the channel with the clock of its send (`None` if sent during thread-local
-/// teardown, when the sender has no clock).
+/// teardown, when the sender has no clock), and for a rendezvous channel the way back to the
+/// sender.
 struct Message<T> {
     value: T,
     clock: Option<VectorClock>,
+    handback: Option<Handback>,
+}
+
+/// The clock a rendezvous receive hands back to its send.
+///
+/// Invariant: `returned` becomes `Some` exactly once, when the message is received (with the
+/// receiver's clock) or dropped unreceived (with `None`); the send waits for that, so it never
+/// waits for a message that is gone.
+#[derive(Default)]
+struct HandbackSlot {
+    returned: Mutex<Option<Option<VectorClock>>>,
+    ready: Condvar,
+}
+
+/// The receiving side's handle on a `HandbackSlot`; dropping it unused returns nothing.
+struct Handback(Arc<HandbackSlot>);
+
+impl Handback {
+    fn give(&self, clock: Option<VectorClock>) {
+        let mut returned = self.0.returned.lock();
+        if returned.is_none() {
+            *returned = Some(clock);
+            self.0.ready.notify_all();
+        }
+    }
+}
+
+impl Drop for Handback {
+    fn drop(&mut self) {
+        self.give(None);
+    }
+}
+
+impl HandbackSlot {
+    /// Blocks until the receive (or the drop) of the message; returns the receiver's clock.
+    fn wait(&self) -> Option<VectorClock> {
+        let mut returned = self.returned.lock();
+        while returned.is_none() {
+            self.ready.wait(&mut returned);
+        }
+        returned.take().flatten()
+    }
 }
 
 /// What both ends of one channel share.
@@ -44,26 +93,49 @@ impl Ends {
         SyncEvent { op, object: "a channel", created: Some(self.created), at }
     }
 
-    /// The post of a send: wraps `value` with a copy of the sender's clock.
-    fn wrap<T>(&self, value: T, at: &'static Location<'static>) -> Message<T> {
+    /// The post of a send: wraps `value` with a copy of the sender's clock (and, for a
+    /// rendezvous, a slot to hand the receiver's clock back through).
+    fn wrap<T>(&self, value: T, rendezvous: bool, at: &'static Location<'static>) -> (Message<T>, Option<Arc<HandbackSlot>>) {
         let clock = with_current(|t| {
             let clock = t.clock.clone();
             t.note_sync(self.event("sending on", at));
             t.tick();
             clock
         });
-        Message { value, clock }
+        let slot = rendezvous.then(|| Arc::new(HandbackSlot::default()));
+        let handback = slot.clone().map(Handback);
+        (Message { value, clock, handback }, slot)
     }
 
-    /// The wait of a receive: joins the clock the message carries.
+    /// The wait of a receive: joins the clock the message carries; for a rendezvous, then
+    /// posts the receiver's clock back to the send.
     fn unwrap<T>(&self, message: Message<T>, at: &'static Location<'static>) -> T {
-        if let Some(clock) = &message.clock {
-            with_current(|t| {
+        let Message { value, clock, handback } = message;
+        let back = with_current(|t| {
+            if let Some(clock) = &clock {
                 t.clock.join(clock);
                 t.note_sync(self.event("receiving from", at));
+            }
+            handback.is_some().then(|| {
+                let back = t.clock.clone();
+                t.tick();
+                back
+            })
+        });
+        if let Some(handback) = handback {
+            handback.give(back.flatten());
+        }
+        value
+    }
+
+    /// The end of a rendezvous send whose message was taken: waits on the receive.
+    fn handed_back(&self, slot: Option<Arc<HandbackSlot>>, at: &'static Location<'static>) {
+        if let Some(clock) = slot.and_then(|slot| slot.wait()) {
+            with_current(|t| {
+                t.clock.join(&clock);
+                t.note_sync(self.event("handing over on", at));
             });
         }
-        message.value
     }
 
     fn saw_senders_gone(&self, at: &'static Location<'static>) {
@@ -89,7 +161,7 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
 pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
     let ends = Ends::new(Location::caller());
     let (tx, rx) = std::sync::mpsc::sync_channel(bound);
-    (SyncSender { inner: tx, ends: ends.clone() }, Receiver { inner: rx, ends })
+    (SyncSender { inner: tx, ends: ends.clone(), rendezvous: bound == 0 }, Receiver { inner: rx, ends })
 }
 
 /// The sending half of a `channel`, as `std::sync::mpsc::Sender`.
@@ -102,7 +174,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn send(&self, t: T) -> Result<(), SendError<T>> {
         let at = Location::caller();
-        self.inner.send(self.ends.wrap(t, at)).map_err(|SendError(m)| {
+        self.inner.send(self.ends.wrap(t, false, at).0).map_err(|SendError(m)| {
             self.ends.saw_receiver_gone(at);
             SendError(m.value)
         })
@@ -132,22 +204,32 @@ impl<T> fmt::Debug for Sender<T> {
 pub struct SyncSender<T> {
     inner: std::sync::mpsc::SyncSender<Message<T>>,
     ends: Arc<Ends>,
+    /// Bound 0: every send waits for its receive.
+    rendezvous: bool,
 }
 
 impl<T> SyncSender<T> {
     #[track_caller]
     pub fn send(&self, t: T) -> Result<(), SendError<T>> {
         let at = Location::caller();
-        self.inner.send(self.ends.wrap(t, at)).map_err(|SendError(m)| {
-            self.ends.saw_receiver_gone(at);
-            SendError(m.value)
-        })
+        let (message, slot) = self.ends.wrap(t, self.rendezvous, at);
+        match self.inner.send(message) {
+            Ok(()) => {
+                self.ends.handed_back(slot, at);
+                Ok(())
+            }
+            Err(SendError(m)) => {
+                self.ends.saw_receiver_gone(at);
+                Err(SendError(m.value))
+            }
+        }
     }
 
     #[track_caller]
     pub fn try_send(&self, t: T) -> Result<(), TrySendError<T>> {
         let at = Location::caller();
-        self.inner.try_send(self.ends.wrap(t, at)).map_err(|e| match e {
+        let (message, slot) = self.ends.wrap(t, self.rendezvous, at);
+        self.inner.try_send(message).map(|()| self.ends.handed_back(slot, at)).map_err(|e| match e {
             TrySendError::Full(m) => TrySendError::Full(m.value),
             TrySendError::Disconnected(m) => {
                 self.ends.saw_receiver_gone(at);
@@ -159,7 +241,7 @@ impl<T> SyncSender<T> {
 
 impl<T> Clone for SyncSender<T> {
     fn clone(&self) -> SyncSender<T> {
-        SyncSender { inner: self.inner.clone(), ends: self.ends.clone() }
+        SyncSender { inner: self.inner.clone(), ends: self.ends.clone(), rendezvous: self.rendezvous }
     }
 }
 
