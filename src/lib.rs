@@ -10,3 +10,8 @@
 
 pub use racer_macros::test;
 pub use racer_rt::{check, sync, thread, Access, AccessKind, Frame, Race, RaceKind, Report, Shared, ENABLED};
+#[cfg(feature = "race-detect")]
+pub use racer_rt::{stats, AlgorithmStats, Stats};
+#[cfg(feature = "race-detect")]
+#[doc(hidden)]
+pub use racer_rt::select_algorithm as __select_algorithm;

@@ -70,14 +70,6 @@ fn early_return() {
     panic!("early return did not leave the body");
 }
 
-/// Other attributes are kept: this one shows as ignored in the test list (its body
-/// passes, so `--include-ignored` stays green).
-#[racer::test]
-#[ignore = "kept attribute: must be listed as ignored"]
-fn ignore_is_kept() {
-    assert!(!"ignored".is_empty());
-}
-
 /// `#[cfg]` is kept: the body refers to an item that does not exist, so this only
 /// compiles because the whole function is configured out.
 #[racer::test]

@@ -17,7 +17,7 @@ use syn::{Item, ItemFn};
 
 /// Marks a function as a test that runs under the race detector.
 ///
-/// ```ignore
+/// ```text
 /// #[racer::test]
 /// fn counter_is_race_free() {
 ///     let c = racer::sync::Arc::new(racer::sync::Mutex::new(0));

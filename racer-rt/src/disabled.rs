@@ -19,7 +19,7 @@ pub mod thread {
 pub mod sync {
     pub use std::sync::{
         atomic, mpsc, Arc, Barrier, BarrierWaitResult, Condvar, LazyLock, LockResult, Mutex, MutexGuard, Once,
-        OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError, TryLockResult,
+        OnceLock, OnceState, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError, TryLockResult,
         WaitTimeoutResult, Weak,
     };
 }

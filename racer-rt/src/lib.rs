@@ -19,7 +19,11 @@ mod algorithm;
 #[cfg(feature = "race-detect")]
 mod clock;
 #[cfg(feature = "race-detect")]
+mod exit;
+#[cfg(feature = "race-detect")]
 mod fast_hash;
+#[cfg(feature = "race-detect")]
+mod options;
 #[cfg(feature = "race-detect")]
 mod output;
 #[cfg(feature = "race-detect")]
@@ -33,12 +37,21 @@ mod stack;
 #[cfg(feature = "race-detect")]
 mod stats;
 #[cfg(feature = "race-detect")]
+mod suppressions;
+#[cfg(feature = "race-detect")]
 mod sync_clock;
 #[cfg(feature = "race-detect")]
 mod thread_state;
 
 #[cfg(feature = "race-detect")]
 pub mod sync;
+/// The trace language and the all-pairs oracle of the paper tests (not a stable API).
+#[cfg(feature = "race-detect")]
+#[doc(hidden)]
+pub mod oracle;
+#[cfg(feature = "race-detect")]
+#[doc(hidden)]
+pub mod trace;
 #[cfg(feature = "race-detect")]
 pub mod thread;
 
@@ -47,7 +60,19 @@ pub use shared::Shared;
 #[cfg(feature = "race-detect")]
 pub use sink::check;
 #[cfg(feature = "race-detect")]
-pub use stats::{stats, Stats};
+pub use stats::{stats, AlgorithmStats, Stats};
+
+/// Selects the detection algorithm (3, 4 or 5) for cells first tracked from now on, as the
+/// option `algorithm` does at start-up; for tests and the paper comparison, which run several
+/// algorithms in one process. Cells already tracked keep theirs.
+///
+/// # Panics
+/// On any other number.
+#[cfg(feature = "race-detect")]
+#[doc(hidden)]
+pub fn select_algorithm(algorithm: u8) {
+    algorithm::select(algorithm);
+}
 
 /// Whether this build checks for races (the `race-detect` feature).
 #[cfg(feature = "race-detect")]

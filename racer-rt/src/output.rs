@@ -1,11 +1,45 @@
-//! Reports found outside any `racer::check`: written to standard error as they are found.
+//! Reports found outside any `racer::check`: written as they are found, in the format
+//! (`report=text|json`) and to the place (`log_path`, else standard error) `RACER_OPTIONS`
+//! chose; with `halt_on_error=1` the process stops after the first.
 
 use std::io::Write;
 
-use crate::report::Race;
+use parking_lot::Mutex;
 
-/// Writes one report, whole, so that reports of parallel threads never interleave.
+use crate::options::{self, ReportFormat};
+use crate::report::{race_json, Race};
+
+/// Held while one report is written (and, with `halt_on_error`, until the process is gone), so
+/// reports of parallel threads never interleave and nothing is reported after the first halt.
+/// No user code runs while it is held.
+static WRITING: Mutex<()> = Mutex::new(());
+
+/// Writes one report, whole.
 pub fn emit(race: &Race) {
-    let text = race.to_string();
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    let config = options::get();
+    let text = match config.options.report {
+        ReportFormat::Text => race.to_string(),
+        ReportFormat::Json => {
+            let mut line = String::new();
+            race_json(race, &mut line);
+            line.push('\n');
+            line
+        }
+    };
+    let _writing = WRITING.lock();
+    match &config.log {
+        Some(file) => {
+            if let Err(e) = file.lock().write_all(text.as_bytes()) {
+                // The report must not be lost: say why it is here instead.
+                let path = config.options.log_path.as_deref().unwrap_or(std::path::Path::new("?")).display();
+                crate::exit::write_stderr(&format!("racer: cannot write to log_path '{path}': {e}\n{text}"));
+            }
+        }
+        // Not through `std::io::stderr()`: its lock may be held by a thread that is about to
+        // report a race itself and wait for `WRITING`.
+        None => crate::exit::write_stderr(&text),
+    }
+    if config.options.halt_on_error {
+        crate::exit::halt(config);
+    }
 }

@@ -135,6 +135,18 @@ impl Access {
         out
     }
 
+    /// The site as printed: the `#[track_caller]` location, or for the write of a cell's drop
+    /// (whose location is std's drop glue) the user's frame that dropped it.
+    fn site(&self) -> String {
+        let in_drop_glue = self.location.file().starts_with("/rustc/");
+        match self.frames.first() {
+            Some(Frame { file: Some(file), line: Some(line), column, .. }) if in_drop_glue => {
+                format!("{file}:{line}:{} (dropping the cell)", column.unwrap_or(0))
+            }
+            _ => self.location.to_string(),
+        }
+    }
+
     fn thread_label(&self) -> String {
         match &self.thread_name {
             Some(name) => format!("thread '{name}'"),
@@ -207,7 +219,7 @@ impl fmt::Display for Race {
         for (access, prefix) in [(&self.current, ""), (&self.previous, "Previous ")] {
             let noun = access.kind.noun();
             let head = if prefix.is_empty() { capitalised(noun) } else { format!("{prefix}{noun}") };
-            writeln!(f, "  {head} by {} at {}:", access.thread_label(), access.location)?;
+            writeln!(f, "  {head} by {} at {}:", access.thread_label(), access.site())?;
             write_frames(f, &access.frames)?;
             match &access.after_sync {
                 Some(sync) => writeln!(f, "    (the thread's last synchronisation before it: {sync})")?,
@@ -248,8 +260,28 @@ impl Report {
         self.races.len()
     }
 
-    /// The report as JSON: `{"races": [...]}`, one object per race with the fields documented
-    /// in the README ("JSON reports").
+    /// The report as JSON: `{"races": [...]}`, one object per race, in the order found. The
+    /// field names are stable (new fields may be added; none is renamed or removed):
+    ///
+    /// ```text
+    /// kind        "flow" | "anti" | "output"
+    /// type        the type inside the Shared cell, e.g. "u64"
+    /// address     the cell's address, a hex string "0x7f.."
+    /// current     the access that found the race   } each an access object:
+    /// previous    the access the detector remembered }
+    ///   access      "read" | "write"
+    ///   thread      {"name": string or null, "id": racer's thread number (1, 2, ...)}
+    ///   site        {"file", "line", "column"}: the #[track_caller] site of the access
+    ///   after_sync  the thread's last synchronisation before the access, e.g.
+    ///               "locking Mutex (created at src/q.rs:12:5) at src/q.rs:40:9", or null
+    ///   frames      [{"function", "file" (or null), "line" (or null)}], innermost first,
+    ///               racer's own frames left out, at most `history` of them
+    ///   spawned_at  the frames of the spawn that made the thread, or null for threads
+    ///               racer did not spawn
+    /// ```
+    ///
+    /// With `RACER_OPTIONS=report=json`, races found outside `check` are written one such race
+    /// object per line (JSON Lines).
     pub fn to_json(&self) -> String {
         let mut out = String::from("{\"races\":[");
         for (i, race) in self.races.iter().enumerate() {

@@ -12,10 +12,11 @@ use dashmap::DashMap;
 use once_cell::sync::Lazy;
 use smallvec::SmallVec;
 
-use crate::algorithm::{Alg4, CellPolicy, Recorded};
+use crate::algorithm::{AnyPolicy, Recorded};
 use crate::fast_hash::FastBuild;
 use crate::report::{AccessKind, RaceKind};
 use crate::stack::{self, StackId};
+use crate::stats;
 use crate::sync_clock::SyncEventId;
 use crate::thread_state::{current_segment_bits, with_current, ThreadInfo};
 
@@ -30,8 +31,8 @@ pub struct AccessInfo {
 
 pub type Record = Recorded<AccessInfo>;
 
-/// The per-cell state stored in the table.
-type CellState = Alg4<AccessInfo>;
+/// The per-cell state stored in the table: the policy selected when the cell was first tracked.
+pub type CellState = AnyPolicy<AccessInfo>;
 
 static SHADOW: Lazy<DashMap<u64, CellState, FastBuild>> = Lazy::new(|| DashMap::with_hasher(FastBuild));
 
@@ -92,12 +93,18 @@ impl CellMeta {
             };
             let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
             {
-                let mut cell = SHADOW.entry(self.id()).or_default();
+                let mut cell = SHADOW.entry(self.id()).or_insert_with(|| {
+                    let fresh = CellState::selected();
+                    stats::cell_tracked(&fresh);
+                    fresh
+                });
+                let before = stats::Footprint::of(&cell);
                 let mut race = |k: RaceKind, prev: &Record| found.push((k, prev.clone()));
                 match kind {
                     AccessKind::Read => cell.read(&cur, &t.clock, &mut race),
                     AccessKind::Write => cell.write(&cur, &t.clock, &mut race),
                 }
+                stats::cell_changed(&cell, before);
                 let bits = cur.segment.to_bits() | if kind == AccessKind::Write { WRITE_BIT } else { 0 };
                 self.fingerprint.store(bits, Ordering::Relaxed);
             }
@@ -111,7 +118,9 @@ impl CellMeta {
     pub fn forget(&self) {
         let id = self.id.load(Ordering::Acquire);
         if id != 0 {
-            SHADOW.remove(&id);
+            if let Some((_, state)) = SHADOW.remove(&id) {
+                stats::cell_forgotten(&state);
+            }
         }
     }
 
@@ -124,4 +133,16 @@ impl CellMeta {
 /// Number of cells with shadow state.
 pub fn cells_tracked() -> usize {
     SHADOW.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithm::Alg4;
+
+    /// Offering Algorithms 3 and 5 must not make the default's cells bigger.
+    #[test]
+    fn a_cell_state_is_no_larger_than_algorithm_4s() {
+        assert_eq!(std::mem::size_of::<CellState>(), std::mem::size_of::<Alg4<AccessInfo>>());
+    }
 }

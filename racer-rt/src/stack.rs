@@ -212,12 +212,13 @@ pub fn resolve(id: StackId) -> Vec<Frame> {
             if function.contains("__rust_begin_short_backtrace") {
                 stop = true;
             }
-            if stop || is_own_frame(&function) {
+            let file = symbol.filename().map(|p| shorten(&p.display().to_string()));
+            if stop || is_own_frame(&function, file.as_deref()) {
                 return;
             }
             frames.push(Frame {
                 function,
-                file: symbol.filename().map(|p| shorten(&p.display().to_string())),
+                file,
                 line: symbol.lineno(),
                 column: symbol.colno(),
             });
@@ -230,15 +231,13 @@ pub fn resolve(id: StackId) -> Vec<Frame> {
     frames
 }
 
-fn is_own_frame(function: &str) -> bool {
+/// Frames left out of reports: racer's own, the unwinding and closure-call glue between the
+/// user's frames, and std's internals (a user frame is never hidden behind them).
+fn is_own_frame(function: &str, file: Option<&str>) -> bool {
     const OWN: [&str; 6] = ["racer_rt::", "<racer_rt::", "backtrace::", "<backtrace::", "racer::", "<racer::"];
     OWN.iter().any(|p| function.starts_with(p))
-        || function.starts_with("core::ops::function::")
-        || function.starts_with("std::panicking::")
-        || function.starts_with("std::panic::")
-        || function.starts_with("<core::panic::unwind_safe::")
-        || function.starts_with("std::thread::")
-        || function.starts_with("<alloc::boxed::Box<F,A> as core::ops::function::")
+        || function == "__rust_try"
+        || file.is_some_and(|f| f.starts_with("/rustc/"))
 }
 
 /// Paths inside the current directory are printed relative to it, as `#[track_caller]`

@@ -50,6 +50,14 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
     fn segments(&self) -> usize {
         self.write.is_some() as usize + self.reads.len()
     }
+
+    fn heap_bytes(&self) -> usize {
+        if self.reads.spilled() {
+            self.reads.capacity() * std::mem::size_of::<Recorded<I>>()
+        } else {
+            0
+        }
+    }
 }
 
 #[cfg(test)]

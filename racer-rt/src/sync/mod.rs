@@ -1,14 +1,23 @@
 //! `racer::sync`: std's synchronisation primitives with their happens-before edges made
 //! visible to the detector. One file per primitive.
 
+mod arc;
+pub mod atomic;
+mod barrier;
 mod condvar;
+mod fence;
+mod lazy_lock;
+pub mod mpsc;
 mod mutex;
+mod once;
+mod once_lock;
+mod rwlock;
 
+pub use arc::{Arc, Weak};
+pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::{Condvar, WaitTimeoutResult};
+pub use lazy_lock::LazyLock;
 pub use mutex::{LockResult, Mutex, MutexGuard, PoisonError, TryLockError, TryLockResult};
-
-// Not yet instrumented: synchronisation through these is invisible to the detector.
-pub use std::sync::{
-    atomic, mpsc, Arc, Barrier, BarrierWaitResult, LazyLock, Once, OnceLock, RwLock, RwLockReadGuard,
-    RwLockWriteGuard, Weak,
-};
+pub use once::{Once, OnceState};
+pub use once_lock::OnceLock;
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};

@@ -1,0 +1,95 @@
+//! The end of a process that ran with the detector: a summary line, and the exit status
+//! `exitcode` (66 unless `RACER_OPTIONS` says otherwise) when races were reported outside any
+//! `racer::check`, as ThreadSanitizer does. Also the immediate stop of `halt_on_error=1`.
+//!
+//! The hook is a C `atexit` handler, so it runs after `main` returns, after
+//! `std::process::exit` (which the test harness calls when a test failed) and after Rust has
+//! flushed standard output. Calling `exit` again inside it would be undefined behaviour, so the
+//! status is changed with `_exit`, after flushing C's streams.
+
+use std::sync::Once;
+
+use crate::options::{self, Config};
+
+static REGISTERED: Once = Once::new();
+
+/// Registers the process-end hook (once; called when the options are read).
+pub fn register() {
+    REGISTERED.call_once(|| {
+        // SAFETY: `at_process_end` is a plain `extern "C" fn()` that never unwinds.
+        if unsafe { libc::atexit(at_process_end) } != 0 {
+            write_stderr("racer: cannot register the process-end hook; races will not change the exit status\n");
+        }
+    });
+}
+
+extern "C" fn at_process_end() {
+    let config = options::get();
+    if config.options.stats {
+        write_stderr(&format!("{}\n", crate::stats::summary_line()));
+    }
+    let races = crate::sink::races_outside_check();
+    if races == 0 {
+        return;
+    }
+    let status = config.options.exitcode;
+    let mut line = format!("racer: {races} data race(s) reported{}", destination(config));
+    if status == 0 {
+        line.push_str("; exit status left unchanged (exitcode=0)\n");
+        write_stderr(&line);
+        return;
+    }
+    line.push_str(&format!("; exiting with status {status}\n"));
+    write_stderr(&line);
+    end_process(i32::from(status));
+}
+
+/// `halt_on_error=1`: called right after the first report was written; never returns.
+pub fn halt(config: &Config) -> ! {
+    if config.options.stats {
+        write_stderr(&format!("{}\n", crate::stats::summary_line()));
+    }
+    let status = config.options.exitcode;
+    write_stderr(&format!(
+        "racer: halt_on_error: stopping at the first data race{}; exiting with status {status}\n",
+        destination(config)
+    ));
+    end_process(i32::from(status))
+}
+
+fn destination(config: &Config) -> String {
+    match &config.options.log_path {
+        Some(path) => format!(" (to {})", path.display()),
+        None => String::new(),
+    }
+}
+
+/// Flushes C's streams and ends the process with `status` at once, running no exit handlers and
+/// no destructors: Rust's standard output is not flushed here, because the stopping thread may
+/// be in the middle of writing to it.
+pub fn end_process(status: i32) -> ! {
+    // SAFETY: `fflush(NULL)` flushes every C stream; `_exit` is always safe to call, also from
+    // an `atexit` handler.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+        libc::_exit(status)
+    }
+}
+
+/// Writes to file descriptor 2 directly, taking no lock of std's: at process end Rust's
+/// thread-locals may be gone, and while a report is written std's stderr lock may be held by a
+/// thread that waits for the report's lock.
+pub fn write_stderr(text: &str) {
+    let mut bytes = text.as_bytes();
+    while !bytes.is_empty() {
+        // SAFETY: the pointer and length describe the live slice `bytes`.
+        let n = unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
+        if n <= 0 {
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        bytes = &bytes[n as usize..];
+    }
+}

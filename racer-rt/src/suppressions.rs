@@ -1,0 +1,188 @@
+//! Suppressions: races the user has chosen not to hear about, named in a file given by
+//! `RACER_OPTIONS=suppressions=FILE`.
+//!
+//! The file holds one rule per line, `race:<pattern>`; blank lines and lines starting with `#`
+//! are ignored. A race is suppressed when the pattern matches the function name or the file of
+//! any frame of either access's stack (as far as `history` keeps it), or either access's site
+//! file. A pattern matches text that contains it; `*` stands for any run of characters, a
+//! leading `^` anchors it at the start and a trailing `$` at the end (as ThreadSanitizer's).
+//! Example: `race:my_crate::cache::` suppresses every race with a frame in that module.
+
+use std::panic::Location;
+use std::path::Path;
+
+use dashmap::DashMap;
+
+use crate::fast_hash::FastBuild;
+use crate::shadow::Record;
+use crate::stack::{self, StackId};
+
+/// One `race:` rule.
+///
+/// Invariant: `parts` is the pattern without its anchors, split at `*`; it has at least one
+/// element and the parts are not all empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    parts: Vec<String>,
+    at_start: bool,
+    at_end: bool,
+}
+
+impl Rule {
+    /// Parses a pattern (the text after `race:`); `None` if it could match everything or nothing.
+    fn new(pattern: &str) -> Option<Rule> {
+        let at_start = pattern.starts_with('^');
+        let body = pattern.strip_prefix('^').unwrap_or(pattern);
+        let at_end = body.ends_with('$');
+        let body = body.strip_suffix('$').unwrap_or(body);
+        let parts: Vec<String> = body.split('*').map(str::to_owned).collect();
+        parts.iter().any(|p| !p.is_empty()).then_some(Rule { parts, at_start, at_end })
+    }
+
+    /// Whether the pattern matches `text`. The parts are found leftmost, in order, which is
+    /// enough for patterns whose only wildcard is `*`.
+    pub fn matches(&self, text: &str) -> bool {
+        let last = self.parts.len() - 1;
+        let mut pos = 0;
+        for (i, part) in self.parts.iter().enumerate() {
+            if i == last && self.at_end {
+                let starts = text.len().checked_sub(part.len());
+                return match starts {
+                    Some(s) if s >= pos && text.ends_with(part.as_str()) => !(i == 0 && self.at_start) || s == 0,
+                    _ => false,
+                };
+            }
+            if i == 0 && self.at_start {
+                if !text.starts_with(part.as_str()) {
+                    return false;
+                }
+                pos = part.len();
+                continue;
+            }
+            match text[pos..].find(part.as_str()) {
+                Some(k) => pos += k + part.len(),
+                None => return false,
+            }
+        }
+        true
+    }
+}
+
+/// The rules of a suppressions file, and what they decided for each stack seen so far.
+///
+/// Invariant: `decided[s]` is whether some rule matches a frame of stack `s`; a stack's frames
+/// never change, so the answer can be kept.
+#[derive(Default)]
+pub struct Suppressions {
+    rules: Vec<Rule>,
+    decided: DashMap<StackId, bool, FastBuild>,
+}
+
+/// Parses the text of a suppressions file named `file`. The error names `file:line`.
+pub fn parse(text: &str, file: &str) -> Result<Vec<Rule>, String> {
+    let mut rules = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let rule = line.strip_prefix("race:").map(str::trim).and_then(Rule::new);
+        match rule {
+            Some(rule) => rules.push(rule),
+            None => {
+                return Err(format!(
+                    "suppressions {file}:{}: expected 'race:<pattern>' (or a '#' comment or a blank line), found '{line}'",
+                    i + 1
+                ))
+            }
+        }
+    }
+    Ok(rules)
+}
+
+impl Suppressions {
+    /// Reads a suppressions file; the error names the file and the OS error or the bad line.
+    pub fn load(path: &Path) -> Result<Suppressions, String> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read suppressions '{shown}': {e}", crate::options::VARIABLE))?;
+        Ok(Suppressions { rules: parse(&text, &shown)?, decided: DashMap::with_hasher(FastBuild) })
+    }
+
+    /// Whether a race between these two accesses is suppressed. Resolves each stack at most
+    /// once; free when there are no rules.
+    pub fn suppresses(&self, a: &Record, b: &Record) -> bool {
+        if self.rules.is_empty() {
+            return false;
+        }
+        [a, b].iter().any(|r| self.matches_site(r.info.site) || self.matches_stack(r.info.stack))
+    }
+
+    fn matches_site(&self, site: &Location<'_>) -> bool {
+        self.rules.iter().any(|rule| rule.matches(site.file()))
+    }
+
+    fn matches_stack(&self, id: StackId) -> bool {
+        if let Some(known) = self.decided.get(&id) {
+            return *known;
+        }
+        let hit = stack::resolve(id).iter().any(|frame| {
+            self.rules.iter().any(|rule| rule.matches(&frame.function) || frame.file.as_deref().is_some_and(|f| rule.matches(f)))
+        });
+        self.decided.insert(id, hit);
+        hit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(p: &str) -> Rule {
+        Rule::new(p).unwrap()
+    }
+
+    #[test]
+    fn a_plain_pattern_matches_text_containing_it() {
+        let r = rule("my_crate::cache::");
+        assert!(r.matches("my_crate::cache::fill"));
+        assert!(r.matches("<my_crate::cache::Cache>::get"));
+        assert!(!r.matches("my_crate::counter::bump"));
+    }
+
+    #[test]
+    fn anchors_and_wildcards() {
+        assert!(rule("^my_crate::").matches("my_crate::x"));
+        assert!(!rule("^my_crate::").matches("other::my_crate::x"));
+        assert!(rule("::fill$").matches("a::cache::fill"));
+        assert!(!rule("::fill$").matches("a::cache::fill::{{closure}}"));
+        assert!(rule("^a::*::fill$").matches("a::b::c::fill"));
+        assert!(!rule("^a::*::fill$").matches("x::a::b::fill"));
+        assert!(rule("cache*fill").matches("crate::cache::Cache::fill"));
+        assert!(!rule("fill*cache").matches("crate::cache::Cache::fill"));
+        assert!(rule("^exact$").matches("exact"));
+        assert!(!rule("^exact$").matches("exactly"));
+        assert!(!rule("^exact$").matches("inexact"));
+        assert!(rule("ab*ab$").matches("abab"));
+        assert!(!rule("ab*ab$").matches("aba"));
+    }
+
+    #[test]
+    fn comments_and_blank_lines_are_skipped() {
+        let rules = parse("# known races\n\n  race:cache::  \nrace:^x::y$\n", "s.txt").unwrap();
+        assert_eq!(rules, vec![rule("cache::"), rule("^x::y$")]);
+    }
+
+    #[test]
+    fn a_malformed_line_is_named_with_file_and_line() {
+        let e = parse("# ok\nrace:fine\nthread:foo\n", "supp.txt").unwrap_err();
+        assert_eq!(
+            e,
+            "suppressions supp.txt:3: expected 'race:<pattern>' (or a '#' comment or a blank line), found 'thread:foo'"
+        );
+        let e = parse("race:\n", "s").unwrap_err();
+        assert!(e.starts_with("suppressions s:1: expected 'race:<pattern>'"), "{e}");
+        let e = parse("race:*\n", "s").unwrap_err();
+        assert!(e.starts_with("suppressions s:1:"), "{e}");
+    }
+}

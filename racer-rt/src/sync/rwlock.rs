@@ -1,0 +1,197 @@
+//! `racer::sync::RwLock`: std's reader-writer lock with its happens-before edges.
+//!
+//! Two clocks: write-unlocks post into `written`, which every lock (read or write) waits on;
+//! read-unlocks post into `read`, which only write-locks wait on. So a writer's section happens
+//! before every later section, every reader's section happens before the next writer's, and
+//! two read sections are left parallel: a write inside a read section is still a race with a
+//! read inside another.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::panic::{Location, RefUnwindSafe, UnwindSafe};
+
+use super::mutex::map_lock_result;
+use crate::sync_clock::{SyncClock, SyncEvent};
+
+pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+
+/// A reader-writer lock, as `std::sync::RwLock`.
+///
+/// Invariant: `written` is the join of the clocks of every write-unlock so far, `read` the
+/// join of every read-unlock.
+pub struct RwLock<T: ?Sized> {
+    written: SyncClock,
+    read: SyncClock,
+    created: &'static Location<'static>,
+    inner: std::sync::RwLock<T>,
+}
+
+impl<T: ?Sized> UnwindSafe for RwLock<T> {}
+impl<T: ?Sized> RefUnwindSafe for RwLock<T> {}
+
+fn map_try<G, H>(r: TryLockResult<G>, f: impl FnOnce(G) -> H) -> TryLockResult<H> {
+    match r {
+        Ok(g) => Ok(f(g)),
+        Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(f(p.into_inner())))),
+        Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
+    }
+}
+
+impl<T> RwLock<T> {
+    #[track_caller]
+    pub const fn new(t: T) -> RwLock<T> {
+        RwLock { written: SyncClock::new(), read: SyncClock::new(), created: Location::caller(), inner: std::sync::RwLock::new(t) }
+    }
+
+    pub fn into_inner(self) -> LockResult<T> {
+        self.inner.into_inner()
+    }
+}
+
+impl<T: ?Sized> RwLock<T> {
+    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
+        SyncEvent { op, object: "RwLock", created: Some(self.created), at }
+    }
+
+    fn read_locked<'a>(&'a self, inner: std::sync::RwLockReadGuard<'a, T>, at: &'static Location<'static>) -> RwLockReadGuard<'a, T> {
+        self.written.wait(self.event("read-locking", at));
+        RwLockReadGuard { lock: self, inner, locked_at: at }
+    }
+
+    fn write_locked<'a>(&'a self, inner: std::sync::RwLockWriteGuard<'a, T>, at: &'static Location<'static>) -> RwLockWriteGuard<'a, T> {
+        let event = self.event("write-locking", at);
+        self.written.wait(event);
+        self.read.wait(event);
+        RwLockWriteGuard { lock: self, inner, locked_at: at }
+    }
+
+    #[track_caller]
+    pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
+        let at = Location::caller();
+        map_lock_result(self.inner.read(), |g| self.read_locked(g, at))
+    }
+
+    #[track_caller]
+    pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
+        let at = Location::caller();
+        map_try(self.inner.try_read(), |g| self.read_locked(g, at))
+    }
+
+    #[track_caller]
+    pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
+        let at = Location::caller();
+        map_lock_result(self.inner.write(), |g| self.write_locked(g, at))
+    }
+
+    #[track_caller]
+    pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
+        let at = Location::caller();
+        map_try(self.inner.try_write(), |g| self.write_locked(g, at))
+    }
+
+    pub fn is_poisoned(&self) -> bool {
+        self.inner.is_poisoned()
+    }
+
+    pub fn clear_poison(&self) {
+        self.inner.clear_poison()
+    }
+
+    pub fn get_mut(&mut self) -> LockResult<&mut T> {
+        self.inner.get_mut()
+    }
+}
+
+impl<T: Default> Default for RwLock<T> {
+    #[track_caller]
+    fn default() -> RwLock<T> {
+        RwLock::new(T::default())
+    }
+}
+
+impl<T> From<T> for RwLock<T> {
+    #[track_caller]
+    fn from(t: T) -> RwLock<T> {
+        RwLock::new(t)
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLock<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+/// Shared access to a read-locked `RwLock`; dropping it posts into the lock's read clock,
+/// then unlocks.
+pub struct RwLockReadGuard<'a, T: ?Sized + 'a> {
+    lock: &'a RwLock<T>,
+    inner: std::sync::RwLockReadGuard<'a, T>,
+    locked_at: &'static Location<'static>,
+}
+
+impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
+    fn drop(&mut self) {
+        // Runs before the field `inner` unlocks.
+        self.lock.read.post(self.lock.event("read-unlocking", self.locked_at));
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockReadGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for RwLockReadGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+/// Exclusive access to a write-locked `RwLock`; dropping it posts into the lock's write clock,
+/// then unlocks.
+pub struct RwLockWriteGuard<'a, T: ?Sized + 'a> {
+    lock: &'a RwLock<T>,
+    inner: std::sync::RwLockWriteGuard<'a, T>,
+    locked_at: &'static Location<'static>,
+}
+
+impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.inner
+    }
+}
+
+impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
+    fn drop(&mut self) {
+        // Runs before the field `inner` unlocks.
+        self.lock.written.post(self.lock.event("write-unlocking", self.locked_at));
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for RwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
