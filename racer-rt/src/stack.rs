@@ -2,7 +2,7 @@
 //! seen many times is stored once, and resolved to symbols only when a report is made.
 
 use std::cell::RefCell;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dashmap::DashMap;
@@ -158,16 +158,17 @@ mod frame_walk {
 /// How many recently interned stacks each thread remembers.
 const RECENT: usize = 16;
 
+/// One remembered stack: its hash, its return addresses and its id in the depot.
+type RecentStack = Option<(u64, Box<[usize]>, StackId)>;
+
 thread_local! {
     /// Per-thread memo of recently interned stacks, direct-mapped by hash: most accesses come
     /// from a few call paths, and a hit skips the global depot's lock.
-    static RECENT_STACKS: RefCell<Vec<Option<(u64, Box<[usize]>, StackId)>>> = const { RefCell::new(Vec::new()) };
+    static RECENT_STACKS: RefCell<Vec<RecentStack>> = const { RefCell::new(Vec::new()) };
 }
 
 fn intern_recent(ips: &[usize]) -> StackId {
-    let mut hasher = FastBuild.build_hasher();
-    ips.hash(&mut hasher);
-    let hash = hasher.finish();
+    let hash = FastBuild.hash_one(ips);
     let memo = RECENT_STACKS.try_with(|recent| {
         let mut recent = recent.try_borrow_mut().ok()?;
         if recent.is_empty() {
@@ -261,16 +262,17 @@ mod tests {
     use super::*;
 
     /// Both capture methods from the same frame: (frame walk, unwinding), each from the caller.
+    #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
     #[inline(never)]
     fn both() -> (Vec<usize>, Vec<usize>) {
         let mut unwound = SmallVec::new();
         unwind(&mut unwound, 64);
         let mut walked: SmallVec<[usize; 48]> = SmallVec::new();
-        #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
         assert!(frame_walk::walk(frame_walk::frame_address(), &mut walked, 64));
         (walked.to_vec(), unwound.to_vec())
     }
 
+    #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
     #[inline(never)]
     fn nested(depth: usize) -> (Vec<usize>, Vec<usize>) {
         if depth == 0 {
