@@ -5,7 +5,7 @@
 //! address: a moved cell keeps its state, and a new cell at a reused address starts empty.
 
 use std::panic::Location;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use dashmap::DashMap;
@@ -50,11 +50,35 @@ const WRITE_BIT: u64 = 1 << 63;
 pub struct CellMeta {
     id: AtomicU64,
     fingerprint: AtomicU64,
+    /// Compact names of segments that read the cell since its last write (0 = empty), written
+    /// under the cell's shard. A re-read by one of them may skip the table: that segment, or a
+    /// later read ordered after it, is still in R, so a later parallel write still finds a
+    /// race (with a read that it does not cover either), and W was already checked against it.
+    readers: [AtomicU32; READERS],
+}
+
+const READERS: usize = 4;
+
+/// A segment in 32 bits for `readers`: slot + 1 in the top 8 bits, epoch in the low 24; 0 when
+/// it does not fit (such a segment is never mirrored).
+#[inline]
+fn compact(seg: u64) -> u32 {
+    let slot = seg >> 47;
+    let epoch = seg & ((1 << 47) - 1);
+    if slot < 255 && epoch < (1 << 24) {
+        (((slot + 1) << 24) | epoch) as u32
+    } else {
+        0
+    }
 }
 
 impl CellMeta {
     pub const fn new() -> CellMeta {
-        CellMeta { id: AtomicU64::new(0), fingerprint: AtomicU64::new(0) }
+        CellMeta {
+            id: AtomicU64::new(0),
+            fingerprint: AtomicU64::new(0),
+            readers: [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)],
+        }
     }
 
     fn id(&self) -> u64 {
@@ -79,6 +103,12 @@ impl CellMeta {
         };
         if seg != 0 && self.fingerprint.load(Ordering::Relaxed) == fingerprint {
             return;
+        }
+        if kind == AccessKind::Read && seg != 0 {
+            let c = compact(seg);
+            if c != 0 && self.readers.iter().any(|r| r.load(Ordering::Relaxed) == c) {
+                return;
+            }
         }
         self.access_slow(kind, site, type_name, address);
     }
@@ -105,7 +135,21 @@ impl CellMeta {
                     AccessKind::Write => cell.write(&cur, &t.clock, &mut race),
                 }
                 stats::cell_changed(&cell, before);
-                let bits = cur.segment.to_bits() | if kind == AccessKind::Write { WRITE_BIT } else { 0 };
+                let seg_bits = cur.segment.to_bits();
+                match kind {
+                    AccessKind::Write => self.readers.iter().for_each(|r| r.store(0, Ordering::Relaxed)),
+                    // Algorithm 3 keeps only the last read: a re-read changes its state, so it
+                    // must not be skipped.
+                    AccessKind::Read if cell.algorithm() != 3 => {
+                        let c = compact(seg_bits);
+                        if c != 0 && !self.readers.iter().any(|r| r.load(Ordering::Relaxed) == c) {
+                            let free = self.readers.iter().position(|r| r.load(Ordering::Relaxed) == 0);
+                            self.readers[free.unwrap_or(c as usize % READERS)].store(c, Ordering::Relaxed);
+                        }
+                    }
+                    AccessKind::Read => {}
+                }
+                let bits = seg_bits | if kind == AccessKind::Write { WRITE_BIT } else { 0 };
                 self.fingerprint.store(bits, Ordering::Relaxed);
             }
             for (race_kind, prev) in found {
@@ -114,20 +158,37 @@ impl CellMeta {
         });
     }
 
-    /// The cell is gone (after its final write was checked): frees its shadow state.
-    pub fn forget(&self) {
+    /// The cell's last access (its drop, or `into_inner`): a write checked against the cell's
+    /// state, which is then freed. Nothing keeps this access, so its stack is captured only
+    /// when it races.
+    pub fn last_write(&self, site: &'static Location<'static>, type_name: &'static str, address: usize) {
         let id = self.id.load(Ordering::Acquire);
-        if id != 0 {
-            if let Some((_, state)) = SHADOW.remove(&id) {
-                stats::cell_forgotten(&state);
-            }
+        if id == 0 {
+            return;
         }
+        let seg = current_segment_bits();
+        let Some((_, mut cell)) = SHADOW.remove(&id) else { return };
+        stats::cell_forgotten(&cell);
+        if seg != 0 && self.fingerprint.load(Ordering::Relaxed) == seg | WRITE_BIT {
+            return; // this segment wrote it last: nothing new to find
+        }
+        with_current(|t| {
+            let mut cur = Recorded {
+                segment: t.segment(),
+                info: AccessInfo { site, stack: StackId::UNCAPTURED, after_sync: t.last_sync_id(), thread: t.info.clone() },
+            };
+            let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
+            cell.write(&cur, &t.clock, &mut |k, prev| found.push((k, prev.clone())));
+            if found.is_empty() {
+                return;
+            }
+            cur.info.stack = stack::capture();
+            for (race_kind, prev) in found {
+                crate::sink::race_found(t, race_kind, &prev, &cur, type_name, address);
+            }
+        });
     }
 
-    /// True once the cell has been accessed through the detector.
-    pub fn is_tracked(&self) -> bool {
-        self.id.load(Ordering::Acquire) != 0
-    }
 }
 
 /// Number of cells with shadow state.

@@ -28,8 +28,7 @@ impl<T> Shared<T> {
     /// Consumes the cell, which counts as a write (like dropping it).
     #[track_caller]
     pub fn into_inner(self) -> T {
-        self.check(AccessKind::Write, Location::caller());
-        self.meta.forget();
+        self.last_write(Location::caller());
         let this = std::mem::ManuallyDrop::new(self);
         // SAFETY: `this` is never used or dropped again; `meta` holds no resources.
         unsafe { std::ptr::read(&this.value) }.into_inner()
@@ -60,6 +59,11 @@ impl<T> Shared<T> {
 }
 
 impl<T: ?Sized> Shared<T> {
+    /// The final write of a cell that is going away; frees its shadow state.
+    fn last_write(&self, site: &'static Location<'static>) {
+        self.meta.last_write(site, std::any::type_name::<T>(), self.value.get() as *const u8 as usize);
+    }
+
     #[inline]
     fn check(&self, kind: AccessKind, site: &'static Location<'static>) {
         self.meta.access(kind, site, std::any::type_name::<T>(), self.value.get() as *const u8 as usize);
@@ -93,10 +97,7 @@ impl<T: ?Sized> Shared<T> {
 impl<T: ?Sized> Drop for Shared<T> {
     #[track_caller]
     fn drop(&mut self) {
-        if self.meta.is_tracked() {
-            self.check(AccessKind::Write, Location::caller());
-            self.meta.forget();
-        }
+        self.last_write(Location::caller());
     }
 }
 

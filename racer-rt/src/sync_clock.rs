@@ -52,10 +52,6 @@ impl SyncClock {
         t.note_sync(event);
     }
 
-    /// A copy of the clock (for a message that carries the clock of its send).
-    pub fn snapshot(&self) -> VectorClock {
-        self.clock.lock().clone()
-    }
 }
 
 /// A synchronisation operation, kept so a report can say what a thread last did before an
