@@ -34,7 +34,11 @@ pub type Record = Recorded<AccessInfo>;
 /// The per-cell state stored in the table: the policy selected when the cell was first tracked.
 pub type CellState = AnyPolicy<AccessInfo>;
 
-static SHADOW: Lazy<DashMap<u64, CellState, FastBuild>> = Lazy::new(|| DashMap::with_hasher(FastBuild));
+/// Many more shards than cores: threads reading different cells rarely meet on one shard lock.
+const SHARDS: usize = 128;
+
+static SHADOW: Lazy<DashMap<u64, CellState, FastBuild>> =
+    Lazy::new(|| DashMap::with_capacity_and_hasher_and_shard_amount(SHARDS * 64, FastBuild, SHARDS));
 
 static NEXT_CELL_ID: AtomicU64 = AtomicU64::new(1);
 
