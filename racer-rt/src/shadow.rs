@@ -38,7 +38,7 @@ pub type CellState = AnyPolicy<AccessInfo>;
 const SHARDS: usize = 128;
 
 static SHADOW: Lazy<DashMap<u64, CellState, FastBuild>> =
-    Lazy::new(|| DashMap::with_capacity_and_hasher_and_shard_amount(SHARDS * 64, FastBuild, SHARDS));
+    Lazy::new(|| DashMap::with_capacity_and_hasher_and_shard_amount(0, FastBuild, SHARDS));
 
 static NEXT_CELL_ID: AtomicU64 = AtomicU64::new(1);
 
