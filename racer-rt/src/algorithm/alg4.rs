@@ -63,27 +63,8 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithm::test_support::{clock, run};
     use crate::clock::Segment;
-
-    fn clock(entries: &[(u32, u64)]) -> VectorClock {
-        let mut c = VectorClock::new();
-        for &(s, e) in entries {
-            c.set(s, e);
-        }
-        c
-    }
-
-    fn run(cell: &mut Alg4<&'static str>, write: bool, seg: Segment, now: &VectorClock, name: &'static str) -> Vec<(RaceKind, &'static str)> {
-        let mut found = Vec::new();
-        let cur = Recorded { segment: seg, info: name };
-        let mut sink = |k: RaceKind, p: &Recorded<&'static str>| found.push((k, p.info));
-        if write {
-            cell.write(&cur, now, &mut sink)
-        } else {
-            cell.read(&cur, now, &mut sink)
-        }
-        found
-    }
 
     #[test]
     fn read_read_write_finds_the_unordered_reader() {
