@@ -24,6 +24,15 @@ pub(crate) fn map_lock_result<G, H>(r: LockResult<G>, f: impl FnOnce(G) -> H) ->
     }
 }
 
+/// Maps the guard inside a `TryLockResult`, keeping the poison flag.
+pub(crate) fn map_try_lock_result<G, H>(r: TryLockResult<G>, f: impl FnOnce(G) -> H) -> TryLockResult<H> {
+    match r {
+        Ok(g) => Ok(f(g)),
+        Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(f(p.into_inner())))),
+        Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
+    }
+}
+
 impl<T> Mutex<T> {
     #[track_caller]
     pub const fn new(t: T) -> Mutex<T> {
@@ -55,11 +64,7 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         let at = Location::caller();
-        match self.inner.try_lock() {
-            Ok(g) => Ok(self.acquired(g, at)),
-            Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(self.acquired(p.into_inner(), at)))),
-            Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
-        }
+        map_try_lock_result(self.inner.try_lock(), |g| self.acquired(g, at))
     }
 
     pub fn is_poisoned(&self) -> bool {

@@ -10,10 +10,10 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 
-use super::mutex::map_lock_result;
+use super::mutex::{map_lock_result, map_try_lock_result};
 use crate::sync_clock::{SyncClock, SyncEvent};
 
-pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::{LockResult, TryLockResult};
 
 /// A reader-writer lock, as `std::sync::RwLock`.
 ///
@@ -28,14 +28,6 @@ pub struct RwLock<T: ?Sized> {
 
 impl<T: ?Sized> UnwindSafe for RwLock<T> {}
 impl<T: ?Sized> RefUnwindSafe for RwLock<T> {}
-
-fn map_try<G, H>(r: TryLockResult<G>, f: impl FnOnce(G) -> H) -> TryLockResult<H> {
-    match r {
-        Ok(g) => Ok(f(g)),
-        Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(f(p.into_inner())))),
-        Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
-    }
-}
 
 impl<T> RwLock<T> {
     #[track_caller]
@@ -74,7 +66,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         let at = Location::caller();
-        map_try(self.inner.try_read(), |g| self.read_locked(g, at))
+        map_try_lock_result(self.inner.try_read(), |g| self.read_locked(g, at))
     }
 
     #[track_caller]
@@ -86,7 +78,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         let at = Location::caller();
-        map_try(self.inner.try_write(), |g| self.write_locked(g, at))
+        map_try_lock_result(self.inner.try_write(), |g| self.write_locked(g, at))
     }
 
     pub fn is_poisoned(&self) -> bool {
