@@ -18,10 +18,9 @@ const EPOCH_BITS: u32 = 47;
 const EPOCH_MASK: u64 = (1 << EPOCH_BITS) - 1;
 
 /// A segment: one thread slot and one of its epochs, packed into a `u64` so that it can be
-/// compared and cached in one word.
+/// compared and stored in one word.
 ///
-/// Invariant: the epoch fits in 47 bits and the slot in 16; the top bit is always zero, free for
-/// the access-kind bit of a fingerprint (see `shared`).
+/// Invariant: the epoch fits in 47 bits and the slot in 16.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Segment(u64);
 
@@ -40,11 +39,6 @@ impl Segment {
     #[inline]
     pub fn epoch(self) -> Epoch {
         self.0 & EPOCH_MASK
-    }
-
-    #[inline]
-    pub fn to_bits(self) -> u64 {
-        self.0
     }
 }
 
@@ -126,7 +120,6 @@ mod tests {
         let s = Segment::new(65_535, EPOCH_MASK);
         assert_eq!(s.slot(), 65_535);
         assert_eq!(s.epoch(), EPOCH_MASK);
-        assert_eq!(s.to_bits() >> 63, 0);
     }
 
     #[test]

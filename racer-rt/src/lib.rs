@@ -41,6 +41,8 @@ mod suppressions;
 #[cfg(feature = "race-detect")]
 mod sync_clock;
 #[cfg(feature = "race-detect")]
+mod thread_ref;
+#[cfg(feature = "race-detect")]
 mod thread_state;
 
 #[cfg(feature = "race-detect")]

@@ -1,116 +1,116 @@
-//! Shadow memory: the detector's state for every `Shared` cell, in a global sharded table keyed
-//! by the cell's id, and the access path that runs the per-cell policy on it.
+//! Shadow memory: the detector's state for every `Shared` cell, and the access path that runs
+//! the per-cell policy on it.
 //!
-//! Cells are keyed by an id the cell carries (assigned on its first checked access), not by
-//! address: a moved cell keeps its state, and a new cell at a reused address starts empty.
+//! Each cell carries its own state inline (no global table to look it up in, no entry to
+//! allocate or remove); the state is guarded by one of a global array of shard locks, chosen
+//! by the cell's address. A cell can only move while nothing borrows it, so every access that
+//! can run concurrently with another picks the same shard. A new cell at a reused address
+//! starts with empty state, and a moved cell takes its state along.
 
+use std::cell::UnsafeCell;
 use std::panic::Location;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
-use dashmap::DashMap;
-use once_cell::sync::Lazy;
+use parking_lot::Mutex;
 use smallvec::SmallVec;
 
 use crate::algorithm::{AnyPolicy, Recorded};
-use crate::fast_hash::FastBuild;
+use crate::clock::Segment;
 use crate::report::{AccessKind, RaceKind};
 use crate::stack::{self, StackId};
 use crate::stats;
-use crate::sync_clock::SyncEventId;
-use crate::thread_state::{current_segment_bits, with_current, ThreadInfo};
+use crate::thread_ref::ThreadRef;
+use crate::thread_state::{current_seen_key, with_current};
 
-/// What the shadow memory keeps of one access besides its segment.
+/// What the shadow memory keeps of one access besides its segment: its stack (tagged with the
+/// access site and the last sync event, see `stack`) and its thread. 8 bytes, so a record is 16.
 #[derive(Debug, Clone)]
 pub struct AccessInfo {
-    pub site: &'static Location<'static>,
     pub stack: StackId,
-    pub after_sync: Option<SyncEventId>,
-    pub thread: Arc<ThreadInfo>,
+    pub thread: ThreadRef,
 }
 
 pub type Record = Recorded<AccessInfo>;
 
-/// The per-cell state stored in the table: the policy selected when the cell was first tracked.
-pub type CellState = AnyPolicy<AccessInfo>;
+impl AccessInfo {
+    /// The `#[track_caller]` site of the access.
+    pub fn site(&self) -> &'static Location<'static> {
+        stack::site(self.stack).expect("a recorded access's stack is tagged with its site")
+    }
 
-/// Many more shards than cores: threads reading different cells rarely meet on one shard lock.
-const SHARDS: usize = 128;
-
-static SHADOW: Lazy<DashMap<u64, CellState, FastBuild>> =
-    Lazy::new(|| DashMap::with_capacity_and_hasher_and_shard_amount(0, FastBuild, SHARDS));
-
-static NEXT_CELL_ID: AtomicU64 = AtomicU64::new(1);
-
-/// The top bit of a fingerprint tells a write from a read (segments never use it).
-const WRITE_BIT: u64 = 1 << 63;
-
-/// The detector's part of a `Shared` cell.
-///
-/// Invariant: `fingerprint` is the (segment, kind) of the last access that went through the
-/// table, written while holding the cell's shard; when it equals the current access's, that
-/// access would change nothing and find nothing new, so it may skip the table.
-#[derive(Debug)]
-pub struct CellMeta {
-    id: AtomicU64,
-    fingerprint: AtomicU64,
-    /// Compact names of segments that read the cell since its last write (0 = empty), written
-    /// under the cell's shard. A re-read by one of them may skip the table: that segment, or a
-    /// later read ordered after it, is still in R, so a later parallel write still finds a
-    /// race (with a read that it does not cover either), and W was already checked against it.
-    readers: [AtomicU32; READERS],
+    /// The thread's last synchronisation before the access.
+    pub fn after_sync(&self) -> Option<crate::sync_clock::SyncEventId> {
+        stack::after_sync(self.stack)
+    }
 }
 
-const READERS: usize = 4;
+/// The per-cell state: `None` until the cell's first checked access, then the policy selected
+/// at that time, for the rest of the cell's life.
+pub type CellState = Option<AnyPolicy<AccessInfo>>;
 
-/// A segment in 32 bits for `readers`: slot + 1 in the top 8 bits, epoch in the low 24; 0 when
-/// it does not fit (such a segment is never mirrored).
-#[inline]
-fn compact(seg: u64) -> u32 {
-    let slot = seg >> 47;
-    let epoch = seg & ((1 << 47) - 1);
-    if slot < 255 && epoch < (1 << 24) {
-        (((slot + 1) << 24) | epoch) as u32
+/// Many more shards than cores: threads working on different cells rarely meet on one lock.
+const SHARDS: usize = 128;
+
+static SHARD_LOCKS: [Mutex<()>; SHARDS] = [const { parking_lot::const_mutex(()) }; SHARDS];
+
+fn shard_lock(address: usize) -> &'static Mutex<()> {
+    // Fibonacci hashing of the address: neighbouring cells land on different shards.
+    let hash = (address as u64 >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    &SHARD_LOCKS[(hash >> 57) as usize % SHARDS]
+}
+
+/// A seen-key with this bit set was written, not read.
+const WRITE_BIT: u32 = 1 << 31;
+const KEY_EPOCH_BITS: u32 = 24;
+/// Slots with a key: 7 bits hold `slot + 1`.
+const KEY_SLOTS: u64 = 127;
+
+/// A segment's key in a cell's `seen` cache: `slot + 1` in bits 24..31, the epoch in bits 0..24;
+/// 0 (no key) for a segment that does not fit, whose accesses always take the slow path.
+pub fn seen_key(seg: Segment) -> u32 {
+    if (seg.slot() as u64) < KEY_SLOTS && seg.epoch() < (1 << KEY_EPOCH_BITS) {
+        ((seg.slot() + 1) << KEY_EPOCH_BITS) | seg.epoch() as u32
     } else {
         0
     }
 }
 
+const SEEN: usize = 4;
+
+/// The detector's part of a `Shared` cell: 64 bytes, all of its shadow memory while it has at
+/// most one read since its last write (more parallel reads spill to the heap).
+///
+/// Invariant: `state` is only touched under the cell's shard lock (or through `&mut self`).
+/// `seen` is written under that lock too, and caches accesses that would change nothing and
+/// find nothing new: `seen[0] == key | WRITE_BIT` when segment `key` made the last write, and a
+/// plain `key` anywhere in `seen` when segment `key` read the cell since the last write (under
+/// Algorithm 4 or 5). Such an access may skip the lock: the write is still `W`, and the read, or a
+/// later read ordered after it, is still in `R`, so any later conflicting access that is
+/// parallel to the skipped one is parallel to what is stored and still finds a race.
+#[derive(Debug)]
+pub struct CellMeta {
+    seen: [AtomicU32; SEEN],
+    state: UnsafeCell<CellState>,
+}
+
+// SAFETY: `state` is only reached under the cell's shard lock (see the invariant).
+unsafe impl Sync for CellMeta {}
+
 impl CellMeta {
     pub const fn new() -> CellMeta {
-        CellMeta {
-            id: AtomicU64::new(0),
-            fingerprint: AtomicU64::new(0),
-            readers: [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)],
-        }
-    }
-
-    fn id(&self) -> u64 {
-        let id = self.id.load(Ordering::Acquire);
-        if id != 0 {
-            return id;
-        }
-        let fresh = NEXT_CELL_ID.fetch_add(1, Ordering::Relaxed);
-        match self.id.compare_exchange(0, fresh, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => fresh,
-            Err(won) => won,
-        }
+        CellMeta { seen: [const { AtomicU32::new(0) }; SEEN], state: UnsafeCell::new(None) }
     }
 
     /// Checks an access of the cell by the calling thread.
     #[inline]
     pub fn access(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
-        let seg = current_segment_bits();
-        let fingerprint = match kind {
-            AccessKind::Read => seg,
-            AccessKind::Write => seg | WRITE_BIT,
-        };
-        if seg != 0 && self.fingerprint.load(Ordering::Relaxed) == fingerprint {
-            return;
-        }
-        if kind == AccessKind::Read && seg != 0 {
-            let c = compact(seg);
-            if c != 0 && self.readers.iter().any(|r| r.load(Ordering::Relaxed) == c) {
+        let key = current_seen_key();
+        if key != 0 {
+            let hit = match kind {
+                AccessKind::Read => self.seen.iter().any(|s| s.load(Ordering::Relaxed) == key),
+                AccessKind::Write => self.seen[0].load(Ordering::Relaxed) == key | WRITE_BIT,
+            };
+            if hit {
                 return;
             }
         }
@@ -123,38 +123,26 @@ impl CellMeta {
         with_current(|t| {
             let cur = Recorded {
                 segment: t.segment(),
-                info: AccessInfo { site, stack: stack::capture(), after_sync: t.last_sync_id(), thread: t.info.clone() },
+                info: AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() },
             };
             let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
             {
-                let mut cell = SHADOW.entry(self.id()).or_insert_with(|| {
-                    let fresh = CellState::selected();
+                let _shard = shard_lock(self as *const CellMeta as usize).lock();
+                // SAFETY: under the cell's shard lock.
+                let state = unsafe { &mut *self.state.get() };
+                let cell = state.get_or_insert_with(|| {
+                    let fresh = AnyPolicy::selected();
                     stats::cell_tracked(&fresh);
                     fresh
                 });
-                let before = stats::Footprint::of(&cell);
+                let before = stats::Footprint::of(cell);
                 let mut race = |k: RaceKind, prev: &Record| found.push((k, prev.clone()));
                 match kind {
                     AccessKind::Read => cell.read(&cur, &t.clock, &mut race),
                     AccessKind::Write => cell.write(&cur, &t.clock, &mut race),
                 }
-                stats::cell_changed(&cell, before);
-                let seg_bits = cur.segment.to_bits();
-                match kind {
-                    AccessKind::Write => self.readers.iter().for_each(|r| r.store(0, Ordering::Relaxed)),
-                    // Algorithm 3 keeps only the last read: a re-read changes its state, so it
-                    // must not be skipped.
-                    AccessKind::Read if cell.algorithm() != 3 => {
-                        let c = compact(seg_bits);
-                        if c != 0 && !self.readers.iter().any(|r| r.load(Ordering::Relaxed) == c) {
-                            let free = self.readers.iter().position(|r| r.load(Ordering::Relaxed) == 0);
-                            self.readers[free.unwrap_or(c as usize % READERS)].store(c, Ordering::Relaxed);
-                        }
-                    }
-                    AccessKind::Read => {}
-                }
-                let bits = seg_bits | if kind == AccessKind::Write { WRITE_BIT } else { 0 };
-                self.fingerprint.store(bits, Ordering::Relaxed);
+                stats::cell_changed(cell, before);
+                self.remember(kind, seen_key(cur.segment), cell.algorithm());
             }
             for (race_kind, prev) in found {
                 crate::sink::race_found(t, race_kind, &prev, &cur, type_name, address);
@@ -162,42 +150,54 @@ impl CellMeta {
         });
     }
 
+    /// Updates the `seen` cache after an access by segment `key` went through the state.
+    fn remember(&self, kind: AccessKind, key: u32, algorithm: u8) {
+        match kind {
+            AccessKind::Write => {
+                self.seen[0].store(if key == 0 { 0 } else { key | WRITE_BIT }, Ordering::Relaxed);
+                self.seen[1..].iter().for_each(|s| s.store(0, Ordering::Relaxed));
+            }
+            // Algorithm 3 keeps only the last read: a re-read changes its state, so it must
+            // not be skipped.
+            AccessKind::Read if key != 0 && algorithm != 3 => {
+                if self.seen.iter().any(|s| s.load(Ordering::Relaxed) == key) {
+                    return;
+                }
+                // Keep the last write's entry while there is room: its segment may write again.
+                let free = self.seen.iter().position(|s| s.load(Ordering::Relaxed) == 0);
+                let victim = free.unwrap_or(1 + key as usize % (SEEN - 1));
+                self.seen[victim].store(key, Ordering::Relaxed);
+            }
+            AccessKind::Read => {}
+        }
+    }
+
     /// The cell's last access (its drop, or `into_inner`): a write checked against the cell's
     /// state, which is then freed. Nothing keeps this access, so its stack is captured only
     /// when it races.
-    pub fn last_write(&self, site: &'static Location<'static>, type_name: &'static str, address: usize) {
-        let id = self.id.load(Ordering::Acquire);
-        if id == 0 {
-            return;
-        }
-        let seg = current_segment_bits();
-        let Some((_, mut cell)) = SHADOW.remove(&id) else { return };
+    pub fn last_write(&mut self, site: &'static Location<'static>, type_name: &'static str, address: usize) {
+        let Some(mut cell) = self.state.get_mut().take() else { return };
         stats::cell_forgotten(&cell);
-        if seg != 0 && self.fingerprint.load(Ordering::Relaxed) == seg | WRITE_BIT {
+        let key = current_seen_key();
+        if key != 0 && *self.seen[0].get_mut() == key | WRITE_BIT {
             return; // this segment wrote it last: nothing new to find
         }
         with_current(|t| {
             let mut cur = Recorded {
                 segment: t.segment(),
-                info: AccessInfo { site, stack: StackId::UNCAPTURED, after_sync: t.last_sync_id(), thread: t.info.clone() },
+                info: AccessInfo { stack: StackId::UNCAPTURED, thread: t.thread_ref.clone() },
             };
             let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
             cell.write(&cur, &t.clock, &mut |k, prev| found.push((k, prev.clone())));
             if found.is_empty() {
                 return;
             }
-            cur.info.stack = stack::capture();
+            cur.info.stack = stack::capture_access(site, t.last_sync_id());
             for (race_kind, prev) in found {
                 crate::sink::race_found(t, race_kind, &prev, &cur, type_name, address);
             }
         });
     }
-
-}
-
-/// Number of cells with shadow state.
-pub fn cells_tracked() -> usize {
-    SHADOW.len()
 }
 
 #[cfg(test)]
@@ -207,7 +207,18 @@ mod tests {
 
     /// Offering Algorithms 3 and 5 must not make the default's cells bigger.
     #[test]
-    fn a_cell_state_is_no_larger_than_algorithm_4s() {
-        assert_eq!(std::mem::size_of::<CellState>(), std::mem::size_of::<Alg4<AccessInfo>>());
+    fn a_cell_state_is_no_larger_than_algorithm_4s_plus_its_tag() {
+        assert_eq!(std::mem::size_of::<Record>(), 16);
+        assert!(std::mem::size_of::<CellState>() <= std::mem::size_of::<Alg4<AccessInfo>>() + 8);
+        assert_eq!(std::mem::size_of::<CellMeta>(), 64);
+    }
+
+    #[test]
+    fn seen_keys_name_a_segment_or_nothing() {
+        assert_eq!(seen_key(Segment::new(0, 1)), (1 << 24) | 1);
+        assert_ne!(seen_key(Segment::new(1, 1)), seen_key(Segment::new(0, 1)));
+        assert_eq!(seen_key(Segment::new(127, 1)), 0, "slot too high");
+        assert_eq!(seen_key(Segment::new(3, 1 << 24)), 0, "epoch too high");
+        assert_eq!(seen_key(Segment::new(126, (1 << 24) - 1)) & WRITE_BIT, 0);
     }
 }

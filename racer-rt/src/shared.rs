@@ -27,7 +27,7 @@ impl<T> Shared<T> {
 
     /// Consumes the cell, which counts as a write (like dropping it).
     #[track_caller]
-    pub fn into_inner(self) -> T {
+    pub fn into_inner(mut self) -> T {
         self.last_write(Location::caller());
         let this = std::mem::ManuallyDrop::new(self);
         // SAFETY: `this` is never used or dropped again; `meta` holds no resources.
@@ -60,8 +60,9 @@ impl<T> Shared<T> {
 
 impl<T: ?Sized> Shared<T> {
     /// The final write of a cell that is going away; frees its shadow state.
-    fn last_write(&self, site: &'static Location<'static>) {
-        self.meta.last_write(site, std::any::type_name::<T>(), self.value.get() as *const u8 as usize);
+    fn last_write(&mut self, site: &'static Location<'static>) {
+        let value = self.value.get() as *const u8 as usize;
+        self.meta.last_write(site, std::any::type_name::<T>(), value);
     }
 
     #[inline]

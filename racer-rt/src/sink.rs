@@ -63,7 +63,7 @@ pub fn race_found(t: &ThreadState, kind: RaceKind, prev: &Record, cur: &Record, 
     if crate::options::get().suppressions.suppresses(prev, cur) {
         return;
     }
-    let pair = site_pair(prev.info.site, cur.info.site);
+    let pair = site_pair(prev.info.site(), cur.info.site());
     let sink = t.sink.as_ref().filter(|s| !s.closed.load(Ordering::Acquire));
     let fresh = match sink {
         Some(s) => s.seen.lock().insert(pair),
@@ -88,14 +88,14 @@ pub fn race_found(t: &ThreadState, kind: RaceKind, prev: &Record, cur: &Record, 
 }
 
 fn access(kind: AccessKind, r: &Record) -> Access {
-    let thread = &r.info.thread;
+    let thread = r.info.thread.info();
     Access {
         kind,
-        location: r.info.site,
+        location: r.info.site(),
         thread_name: thread.name.clone(),
         thread_id: thread.serial,
         frames: stack::resolve(r.info.stack),
-        after_sync: r.info.after_sync.map(|e| e.describe()),
+        after_sync: r.info.after_sync().map(|e| e.describe()),
         spawned_at: thread.spawned_at.map(stack::resolve),
     }
 }

@@ -1,8 +1,14 @@
 //! The stack depot: call stacks captured as bare instruction pointers, interned so that a stack
 //! seen many times is stored once, and resolved to symbols only when a report is made.
+//!
+//! An entry is tagged with where the stack was captured for an access: the access's
+//! `#[track_caller]` site and the thread's last synchronisation event. One 4-byte id then names
+//! everything a report prints about an access except its thread, which keeps a remembered
+//! access at 16 bytes.
 
 use std::cell::RefCell;
 use std::hash::BuildHasher;
+use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dashmap::DashMap;
@@ -12,14 +18,16 @@ use smallvec::SmallVec;
 
 use crate::fast_hash::FastBuild;
 use crate::report::Frame;
+use crate::sync_clock::SyncEventId;
 
 /// Frames captured beyond the `history` option, to make room for racer's own frames, which are
 /// dropped at resolution.
 const OWN_FRAMES_SLACK: usize = 12;
 
-/// Index of an interned stack in the depot.
+/// Index of an interned, tagged stack in the depot.
 ///
-/// Invariant: every `StackId` handed out indexes `DEPOT.stacks`, which only grows.
+/// Invariant: every `StackId` handed out indexes `DEPOT.stacks`, which only grows, and each
+/// entry there starts with its `TAG_WORDS` tag words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StackId(u32);
 
@@ -36,6 +44,10 @@ struct Depot {
 
 static DEPOT: Lazy<Depot> = Lazy::new(|| Depot { ids: DashMap::with_hasher(FastBuild), stacks: RwLock::new(Vec::new()) });
 
+/// Words in front of the frames of each depot entry: the access site (a `&'static Location`, or
+/// 0) and the last sync event (`SyncEventId::to_tag`).
+const TAG_WORDS: usize = 2;
+
 static HISTORY: AtomicUsize = AtomicUsize::new(32);
 
 /// Sets how many frames of the user's code a stack keeps (option `history`).
@@ -43,21 +55,47 @@ pub fn set_history(frames: usize) {
     HISTORY.store(frames.max(1), Ordering::Relaxed);
 }
 
-/// Captures the calling thread's stack, unresolved, and interns it.
+/// Captures the calling thread's stack for an access at `site` after the sync event
+/// `after_sync`, and interns the three together.
+#[inline(never)]
+pub fn capture_access(site: &'static Location<'static>, after_sync: Option<SyncEventId>) -> StackId {
+    capture_tagged([site as *const Location<'static> as usize, SyncEventId::to_tag(after_sync)])
+}
+
+/// Captures the calling thread's stack, unresolved, and interns it (with an empty tag).
+#[inline(never)]
+pub fn capture() -> StackId {
+    capture_tagged([0, 0])
+}
+
+/// The access site a stack was captured for.
+pub fn site(id: StackId) -> Option<&'static Location<'static>> {
+    let word = DEPOT.stacks.read()[id.0 as usize][0];
+    // SAFETY: a non-zero site word was made from a `&'static Location` in `capture_access`.
+    (word != 0).then(|| unsafe { &*(word as *const Location<'static>) })
+}
+
+/// The sync event an access's stack was captured after.
+pub fn after_sync(id: StackId) -> Option<SyncEventId> {
+    SyncEventId::from_tag(DEPOT.stacks.read()[id.0 as usize][1])
+}
+
+/// Captures the calling thread's stack, unresolved, behind `tag`, and interns it.
 ///
 /// Builds with frame pointers (see `build.rs`) walk the frame-pointer chain: a few loads per
 /// frame. Other builds unwind with the DWARF tables, which costs microseconds; the result is
 /// the same list of return addresses either way.
 #[inline(never)]
-pub fn capture() -> StackId {
-    let limit = HISTORY.load(Ordering::Relaxed) + OWN_FRAMES_SLACK;
+fn capture_tagged(tag: [usize; TAG_WORDS]) -> StackId {
+    let limit = HISTORY.load(Ordering::Relaxed) + OWN_FRAMES_SLACK + TAG_WORDS;
     let mut ips: SmallVec<[usize; 48]> = SmallVec::new();
+    ips.extend_from_slice(&tag);
     #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         if frame_walk::walk(frame_walk::frame_address(), &mut ips, limit) {
             return intern_recent(&ips);
         }
-        ips.clear();
+        ips.truncate(TAG_WORDS);
     }
     unwind(&mut ips, limit);
     intern_recent(&ips)
@@ -211,7 +249,7 @@ pub fn resolve(id: StackId) -> Vec<Frame> {
     let ips: Box<[usize]> = DEPOT.stacks.read()[id.0 as usize].clone();
     let history = HISTORY.load(Ordering::Relaxed);
     let mut frames = Vec::new();
-    'ips: for &ip in ips.iter() {
+    'ips: for &ip in ips[TAG_WORDS..].iter() {
         let mut stop = false;
         // Return addresses point after the call; look up the call instruction itself.
         backtrace::resolve((ip as *mut std::ffi::c_void).wrapping_sub(1), |symbol| {

@@ -9,7 +9,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::algorithm::ALGORITHMS;
-use crate::shadow::CellState;
+use crate::algorithm::AnyPolicy;
+use crate::shadow::{AccessInfo, CellMeta};
+
+type CellState = AnyPolicy<AccessInfo>;
 
 /// A snapshot of the detector's storage.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -88,8 +91,8 @@ fn counters(state: &CellState) -> &'static Counters {
     &COUNTERS[index(state.algorithm()).expect("a cell state runs algorithm 3, 4 or 5")]
 }
 
-/// Bytes one table entry takes besides its heap allocations.
-const ENTRY_BYTES: usize = std::mem::size_of::<(u64, CellState)>();
+/// Bytes of shadow memory inside each cell; its state's heap allocations come on top.
+const ENTRY_BYTES: usize = std::mem::size_of::<CellMeta>();
 
 /// What one cell's state occupies, taken before an access to account for the change after it.
 #[derive(Debug, Clone, Copy)]
@@ -149,7 +152,7 @@ pub fn stats() -> Stats {
             shadow_bytes: c.bytes.load(Ordering::Relaxed),
         }
     });
-    Stats { cells: crate::shadow::cells_tracked(), stacks: crate::stack::depot_len(), live_threads, slots, algorithms }
+    Stats { cells: algorithms.iter().map(|a| a.cells).sum(), stacks: crate::stack::depot_len(), live_threads, slots, algorithms }
 }
 
 /// The line printed at process end when `RACER_OPTIONS=stats=1`: the totals, then one part per

@@ -115,7 +115,7 @@ impl Suppressions {
         if self.rules.is_empty() {
             return false;
         }
-        [a, b].iter().any(|r| self.matches_site(r.info.site) || self.matches_stack(r.info.stack))
+        [a, b].iter().any(|r| self.matches_site(r.info.site()) || self.matches_stack(r.info.stack))
     }
 
     fn matches_site(&self, site: &Location<'_>) -> bool {

@@ -120,6 +120,15 @@ impl SyncEvent {
 }
 
 impl SyncEventId {
+    /// The id as one word of a stack depot entry's tag: 0 stands for no event.
+    pub fn to_tag(id: Option<SyncEventId>) -> usize {
+        id.map_or(0, |id| id.0 as usize + 1)
+    }
+
+    pub fn from_tag(tag: usize) -> Option<SyncEventId> {
+        tag.checked_sub(1).map(|i| SyncEventId(i as u32))
+    }
+
     pub fn describe(self) -> String {
         let e = EVENTS.read()[self.0 as usize];
         match e.created {

@@ -20,6 +20,7 @@ use crate::clock::{Epoch, Segment, Slot, VectorClock};
 use crate::sink::Sink;
 use crate::stack::StackId;
 use crate::sync_clock::{SyncEvent, SyncEventId};
+use crate::thread_ref::ThreadRef;
 
 /// Who a thread is, for reports. Shared by every access record the thread leaves behind.
 #[derive(Debug)]
@@ -99,12 +100,13 @@ pub fn slot_counts() -> (usize, usize) {
 
 /// The detector's view of one thread.
 ///
-/// Invariant: `clock.get(slot)` is the thread's current epoch, and `SEGMENT` (the fast-path
-/// copy) always equals `Segment::new(slot, clock.get(slot))`.
+/// Invariant: `clock.get(slot)` is the thread's current epoch, and `SEEN_KEY` (the fast-path
+/// copy) always equals `shadow::seen_key(Segment::new(slot, clock.get(slot)))`.
 pub struct ThreadState {
     pub slot: Slot,
     pub clock: VectorClock,
-    pub info: Arc<ThreadInfo>,
+    /// Who the thread is; access records keep copies of this handle.
+    pub thread_ref: ThreadRef,
     /// The `racer::check` this thread reports to, if any.
     pub sink: Option<Arc<Sink>>,
     last_sync: Option<SyncEvent>,
@@ -123,15 +125,15 @@ pub struct ChildSeed {
 
 thread_local! {
     static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
-    /// The current segment's bits, or 0 before the thread is registered (0 is never a segment:
-    /// epochs start at 1).
-    static SEGMENT: Cell<u64> = const { Cell::new(0) };
+    /// The current segment's key in the shadow memory's per-cell cache, or 0 before the thread
+    /// is registered or when the segment has no key.
+    static SEEN_KEY: Cell<u32> = const { Cell::new(0) };
 }
 
-/// The calling thread's current segment bits, or 0 if it has none yet. One thread-local read.
+/// The calling thread's current segment as a `shadow::seen_key`, or 0. One thread-local read.
 #[inline]
-pub fn current_segment_bits() -> u64 {
-    SEGMENT.try_with(Cell::get).unwrap_or(0)
+pub fn current_seen_key() -> u32 {
+    SEEN_KEY.try_with(Cell::get).unwrap_or(0)
 }
 
 /// Runs `f` on the calling thread's state, registering the thread on first use. Returns `None`
@@ -156,14 +158,15 @@ impl ThreadState {
         let (slot, epoch) = take_slot(None)?;
         let mut clock = VectorClock::new();
         clock.set(slot, epoch);
+        let info = Arc::new(ThreadInfo {
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            name: std::thread::current().name().map(str::to_owned),
+            spawned_at: None,
+        });
         let state = ThreadState {
             slot,
             clock,
-            info: Arc::new(ThreadInfo {
-                serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
-                name: std::thread::current().name().map(str::to_owned),
-                spawned_at: None,
-            }),
+            thread_ref: ThreadRef::new(info),
             sink: None,
             last_sync: None,
             last_sync_id: None,
@@ -179,8 +182,8 @@ impl ThreadState {
     }
 
     fn publish_segment(&self) {
-        let bits = self.segment().to_bits();
-        let _ = SEGMENT.try_with(|s| s.set(bits));
+        let key = crate::shadow::seen_key(self.segment());
+        let _ = SEEN_KEY.try_with(|s| s.set(key));
     }
 
     /// Ends the current segment: called after the thread's clock was published to a sync
@@ -234,7 +237,7 @@ impl ChildSeed {
         let state = ThreadState {
             slot: self.slot,
             clock: self.clock,
-            info: self.info,
+            thread_ref: ThreadRef::new(self.info),
             sink: self.sink,
             last_sync: Some(self.spawn_event),
             last_sync_id: None,
@@ -257,7 +260,7 @@ fn release_slot(slot: Slot, exit_epoch: Option<Epoch>, last_epoch: Epoch) {
 
 impl Drop for ThreadState {
     fn drop(&mut self) {
-        let _ = SEGMENT.try_with(|s| s.set(0));
+        let _ = SEEN_KEY.try_with(|s| s.set(0));
         release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
     }
 }
