@@ -15,7 +15,7 @@ use std::cell::UnsafeCell;
 use std::hash::{DefaultHasher, Hasher};
 use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 
@@ -161,15 +161,23 @@ workloads!(with_racer, Shared, racer::sync::Mutex<T>, racer::thread::spawn);
 workloads!(with_std, StdCell, std::sync::Mutex<T>, std::thread::spawn);
 use racer::Shared;
 
+type Workload = (&'static str, fn(Sizes), fn(Sizes));
+
+const WORKLOADS: [Workload; 4] = [
+    ("w1_lockstep", with_racer::lockstep, with_std::lockstep),
+    ("w2_mixed", with_racer::mixed, with_std::mixed),
+    ("w3_read_sharing", with_racer::read_sharing, with_std::read_sharing),
+    ("w4_churn", with_racer::churn, with_std::churn),
+];
+
+/// The workloads the command line selects: criterion's filter arguments, matched as substrings.
+fn selected(name: &str) -> bool {
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+}
+
 fn whole_workloads(c: &mut Criterion, s: Sizes) {
-    type Workload = (&'static str, fn(Sizes), fn(Sizes));
-    let all: [Workload; 4] = [
-        ("w1_lockstep", with_racer::lockstep, with_std::lockstep),
-        ("w2_mixed", with_racer::mixed, with_std::mixed),
-        ("w3_read_sharing", with_racer::read_sharing, with_std::read_sharing),
-        ("w4_churn", with_racer::churn, with_std::churn),
-    ];
-    for (name, racer_run, std_run) in all {
+    for (name, racer_run, std_run) in WORKLOADS {
         let mut g = c.benchmark_group(name);
         g.sample_size(10).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2));
         g.bench_function("racer", |b| b.iter(|| racer_run(s)));
@@ -292,6 +300,37 @@ fn print_summary(dir: &std::path::Path) {
     }
 }
 
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// The measure of each workload: racer and std runs alternate (`RACER_BENCH_PAIRS`
+/// pairs, 11 by default), so drift on a shared machine hits both alike; the ratio is the
+/// median of the per-pair ratios.
+fn alternating_runs(s: Sizes) {
+    let pairs: usize = std::env::var("RACER_BENCH_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(11).max(1);
+    println!("\nracer overhead, alternating runs ({pairs} pairs; medians; ENABLED = {})", racer::ENABLED);
+    println!("{:<34} {:>14} {:>14} {:>8}", "workload", "racer", "std", "ratio");
+    for (name, racer_run, std_run) in WORKLOADS.into_iter().filter(|w| selected(w.0)) {
+        racer_run(s);
+        std_run(s);
+        let (mut r, mut n, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..pairs {
+            let t = Instant::now();
+            racer_run(s);
+            let rt = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            std_run(s);
+            let st = t.elapsed().as_secs_f64();
+            r.push(rt);
+            n.push(st);
+            ratios.push(rt / st);
+        }
+        println!("{:<34} {:>11.2} ms {:>11.2} ms {:>7.2}x", name, median(r) * 1e3, median(n) * 1e3, median(ratios));
+    }
+}
+
 fn main() {
     let dir = criterion_dir();
     let mut c = Criterion::default().output_directory(&dir).configure_from_args();
@@ -300,4 +339,5 @@ fn main() {
     whole_workloads(&mut c, sizes);
     c.final_summary();
     print_summary(&dir);
+    alternating_runs(sizes);
 }

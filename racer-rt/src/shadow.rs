@@ -51,12 +51,16 @@ pub type CellState = Option<AnyPolicy<AccessInfo>>;
 /// Many more shards than cores: threads working on different cells rarely meet on one lock.
 const SHARDS: usize = 128;
 
-static SHARD_LOCKS: [Mutex<()>; SHARDS] = [const { parking_lot::const_mutex(()) }; SHARDS];
+/// One shard's lock, alone on its cache line: two cores taking two shards never contend.
+#[repr(align(64))]
+struct ShardLock(Mutex<()>);
+
+static SHARD_LOCKS: [ShardLock; SHARDS] = [const { ShardLock(parking_lot::const_mutex(())) }; SHARDS];
 
 fn shard_lock(address: usize) -> &'static Mutex<()> {
     // Fibonacci hashing of the address: neighbouring cells land on different shards.
     let hash = (address as u64 >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    &SHARD_LOCKS[(hash >> 57) as usize % SHARDS]
+    &SHARD_LOCKS[(hash >> 57) as usize % SHARDS].0
 }
 
 /// A seen-key with this bit set was written, not read.
@@ -107,7 +111,9 @@ impl CellMeta {
         let key = current_seen_key();
         if key != 0 {
             let hit = match kind {
-                AccessKind::Read => self.seen.iter().any(|s| s.load(Ordering::Relaxed) == key),
+                // All four compared, without branching on each: which entry holds a thread's
+                // key differs from cell to cell, and a branch per entry would mispredict.
+                AccessKind::Read => self.seen.iter().fold(false, |hit, s| hit | (s.load(Ordering::Relaxed) == key)),
                 AccessKind::Write => self.seen[0].load(Ordering::Relaxed) == key | WRITE_BIT,
             };
             if hit {

@@ -211,8 +211,12 @@ thread_local! {
     static RECENT_STACKS: RefCell<Vec<RecentStack>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Frames hashed to pick a memo entry: enough to tell call paths apart, few enough that hashing
+/// costs little next to the walk (a hit is still compared in full).
+const MEMO_HASHED_WORDS: usize = TAG_WORDS + 6;
+
 fn intern_recent(ips: &[usize]) -> StackId {
-    let hash = FastBuild.hash_one(ips);
+    let hash = FastBuild.hash_one((ips.len(), &ips[..ips.len().min(MEMO_HASHED_WORDS)]));
     let memo = RECENT_STACKS.try_with(|recent| {
         let mut recent = recent.try_borrow_mut().ok()?;
         if recent.is_empty() {

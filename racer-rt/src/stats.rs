@@ -61,23 +61,37 @@ pub struct AlgorithmStats {
 /// Invariant: `cells`, `segments` and `bytes` are the sums over the cells of this algorithm in
 /// the shadow table, as of the last slow-path update of each (updates of different cells may be
 /// seen in any order, so a snapshot taken while threads run is approximate).
+/// Each counter has its cache line: the ones changed on every slow path (`segments`,
+/// `peak_segments`) must not drag the others between cores.
 struct Counters {
-    cells: AtomicUsize,
-    segments: AtomicUsize,
-    peak_segments: AtomicUsize,
-    max_on_cell: AtomicUsize,
-    bytes: AtomicUsize,
+    cells: Padded,
+    segments: Padded,
+    peak_segments: Padded,
+    max_on_cell: Padded,
+    bytes: Padded,
+}
+
+#[repr(align(64))]
+struct Padded(AtomicUsize);
+
+impl std::ops::Deref for Padded {
+    type Target = AtomicUsize;
+    fn deref(&self) -> &AtomicUsize {
+        &self.0
+    }
 }
 
 impl Counters {
     const fn new() -> Counters {
-        Counters {
-            cells: AtomicUsize::new(0),
-            segments: AtomicUsize::new(0),
-            peak_segments: AtomicUsize::new(0),
-            max_on_cell: AtomicUsize::new(0),
-            bytes: AtomicUsize::new(0),
-        }
+        const ZERO: Padded = Padded(AtomicUsize::new(0));
+        Counters { cells: ZERO, segments: ZERO, peak_segments: ZERO, max_on_cell: ZERO, bytes: ZERO }
+    }
+}
+
+/// `fetch_max` that reads first: most updates are not a new maximum and then write nothing.
+fn raise(counter: &AtomicUsize, value: usize) {
+    if value > counter.load(Ordering::Relaxed) {
+        counter.fetch_max(value, Ordering::Relaxed);
     }
 }
 
@@ -120,8 +134,8 @@ pub fn cell_changed(state: &CellState, before: Footprint) {
     let after = Footprint::of(state);
     if after.segments > before.segments {
         let now = c.segments.fetch_add(after.segments - before.segments, Ordering::Relaxed) + after.segments - before.segments;
-        c.peak_segments.fetch_max(now, Ordering::Relaxed);
-        c.max_on_cell.fetch_max(after.segments, Ordering::Relaxed);
+        raise(&c.peak_segments, now);
+        raise(&c.max_on_cell, after.segments);
     } else if after.segments < before.segments {
         c.segments.fetch_sub(before.segments - after.segments, Ordering::Relaxed);
     }

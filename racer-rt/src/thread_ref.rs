@@ -22,12 +22,15 @@ use crate::thread_state::ThreadInfo;
 #[derive(Debug, PartialEq, Eq)]
 pub struct ThreadRef(NonZeroU32);
 
+/// Alone on its cache line: a thread's records are made and dropped by that thread mostly, and
+/// its count must not share a line with another thread's.
+#[repr(align(64))]
 struct Entry {
     refs: AtomicU32,
     info: Mutex<Option<Arc<ThreadInfo>>>,
 }
 
-const CHUNK_BITS: u32 = 16;
+const CHUNK_BITS: u32 = 12;
 const CHUNK: usize = 1 << CHUNK_BITS;
 /// `CHUNKS * CHUNK` covers every `u32`: the table never runs out before memory does.
 const CHUNKS: usize = 1 << (32 - CHUNK_BITS);
