@@ -170,10 +170,24 @@ const WORKLOADS: [Workload; 4] = [
     ("w4_churn", with_racer::churn, with_std::churn),
 ];
 
-/// The workloads the command line selects: criterion's filter arguments, matched as substrings.
+/// Whether the command line selects a workload: criterion's filter (a regular expression, the
+/// first argument that is not an option or an option's value), or everything.
 fn selected(name: &str) -> bool {
-    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+    let mut args = std::env::args().skip(1);
+    let mut filter = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--bench" | "--test" | "--list" | "--exact" | "--quiet" | "--verbose" | "--noplot" => {}
+            a if a.starts_with('-') => {
+                args.next(); // an option that takes a value
+            }
+            a => {
+                filter = Some(a.to_owned());
+                break;
+            }
+        }
+    }
+    filter.is_none_or(|f| regex::Regex::new(&f).is_ok_and(|r| r.is_match(name)))
 }
 
 fn whole_workloads(c: &mut Criterion, s: Sizes) {

@@ -180,7 +180,12 @@ mod frame_walk {
     pub fn walk(mut fp: usize, ips: &mut SmallVec<[usize; 48]>, limit: usize) -> bool {
         let Some((low, high)) = stack_range() else { return false };
         let word = std::mem::size_of::<usize>();
-        while ips.len() < limit {
+        // Written through a raw pointer with the length in a register: `push` would reload and
+        // store the length through memory on every frame.
+        ips.reserve(limit.saturating_sub(ips.len()));
+        let out = ips.as_mut_ptr();
+        let mut len = ips.len();
+        while len < limit {
             if fp < low || fp % word != 0 || fp > high - 2 * word {
                 break;
             }
@@ -189,12 +194,16 @@ mod frame_walk {
             if ret == 0 {
                 break;
             }
-            ips.push(ret);
+            // SAFETY: `len < limit <= capacity`, reserved above.
+            unsafe { out.add(len).write(ret) };
+            len += 1;
             if next <= fp {
                 break;
             }
             fp = next;
         }
+        // SAFETY: the first `len` elements are initialised (the caller's, then the loop's).
+        unsafe { ips.set_len(len) };
         true
     }
 }

@@ -5,7 +5,7 @@
 //! before a post therefore happens before everything another thread does after a wait on the
 //! same object.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::panic::Location;
 
 use dashmap::DashMap;
@@ -77,20 +77,25 @@ const RECENT_EVENTS: usize = 4;
 thread_local! {
     /// A thread mostly repeats the same few operations (lock and unlock of one mutex, say): a
     /// hit here skips hashing the event and the global table's lock.
-    static RECENT: Cell<[Option<(SyncEvent, SyncEventId)>; RECENT_EVENTS]> = const { Cell::new([None; RECENT_EVENTS]) };
+    static RECENT: RefCell<[Option<(SyncEvent, SyncEventId)>; RECENT_EVENTS]> = const { RefCell::new([None; RECENT_EVENTS]) };
 }
 
 impl SyncEvent {
     pub fn intern(self) -> SyncEventId {
-        let recent = RECENT.try_with(Cell::get).unwrap_or([None; RECENT_EVENTS]);
-        if let Some((_, id)) = recent.iter().flatten().find(|(e, _)| e.same_as(&self)) {
-            return *id;
+        let hit = RECENT.try_with(|recent| {
+            let recent = recent.try_borrow().ok()?;
+            recent.iter().flatten().find(|(e, _)| e.same_as(&self)).map(|(_, id)| *id)
+        });
+        if let Ok(Some(id)) = hit {
+            return id;
         }
         let id = self.intern_globally();
-        let mut updated = [None; RECENT_EVENTS];
-        updated[0] = Some((self, id));
-        updated[1..].copy_from_slice(&recent[..RECENT_EVENTS - 1]);
-        let _ = RECENT.try_with(|r| r.set(updated));
+        let _ = RECENT.try_with(|recent| {
+            if let Ok(mut recent) = recent.try_borrow_mut() {
+                recent.rotate_right(1);
+                recent[0] = Some((self, id));
+            }
+        });
         id
     }
 

@@ -6,6 +6,7 @@
 //! remembered access fits in 16 bytes. Entries of threads no record names any more are reused,
 //! so the table is as large as the number of threads still named, not the number ever spawned.
 
+use std::cell::RefCell;
 use std::num::NonZeroU32;
 use std::ptr;
 use std::sync::atomic::{fence, AtomicPtr, AtomicU32, Ordering};
@@ -18,7 +19,8 @@ use crate::thread_state::ThreadInfo;
 /// A counted handle on one thread's info.
 ///
 /// Invariant: the entry a live `ThreadRef` names has `refs` equal to the number of live
-/// handles on it and holds that thread's info; an entry with no handles is on the free list.
+/// handles on it plus the drops of handles still pending (see `PendingDrops`), and holds that
+/// thread's info; an entry with no handles and no pending drops is on the free list.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ThreadRef(NonZeroU32);
 
@@ -98,16 +100,68 @@ impl Clone for ThreadRef {
 
 impl Drop for ThreadRef {
     fn drop(&mut self) {
-        let e = entry(self.0.get());
-        if e.refs.fetch_sub(1, Ordering::Release) != 1 {
-            return;
+        let index = self.0.get();
+        let deferred = PENDING_DROPS
+            .try_with(|pending| {
+                let Ok(mut pending) = pending.try_borrow_mut() else { return false };
+                pending.0.push(index);
+                if pending.0.len() >= DROP_BATCH {
+                    pending.apply();
+                }
+                true
+            })
+            .unwrap_or(false);
+        if !deferred {
+            release(index, 1);
         }
-        // As for `Arc`'s drop: every other handle's last use happened before the entry is reused.
-        fence(Ordering::Acquire);
-        let info = e.info.lock().take();
-        ALLOCATOR.lock().free.push(self.0.get());
-        drop(info);
     }
+}
+
+/// Drops `n` handles on entry `index`, freeing it with the last.
+fn release(index: u32, n: u32) {
+    let e = entry(index);
+    if e.refs.fetch_sub(n, Ordering::Release) != n {
+        return;
+    }
+    // As for `Arc`'s drop: every other handle's last use happened before the entry is reused.
+    fence(Ordering::Acquire);
+    let info = e.info.lock().take();
+    ALLOCATOR.lock().free.push(index);
+    drop(info);
+}
+
+/// Handle drops made by one thread and not yet applied to the counts. A record dropped on one
+/// core mostly names a thread that runs on another (the previous writer of a cell), whose count
+/// would otherwise move between the cores' caches on every drop; in a batch, each entry's count
+/// is changed once.
+struct PendingDrops(Vec<u32>);
+
+const DROP_BATCH: usize = 64;
+
+impl PendingDrops {
+    fn apply(&mut self) {
+        self.0.sort_unstable();
+        for same in self.0.chunk_by(|a, b| a == b) {
+            release(same[0], same.len() as u32);
+        }
+        self.0.clear();
+    }
+}
+
+impl Drop for PendingDrops {
+    fn drop(&mut self) {
+        self.apply();
+    }
+}
+
+thread_local! {
+    static PENDING_DROPS: RefCell<PendingDrops> = const { RefCell::new(PendingDrops(Vec::new())) };
+}
+
+/// Applies the calling thread's pending drops now.
+#[cfg(test)]
+fn apply_pending_drops() {
+    PENDING_DROPS.with(|p| p.borrow_mut().apply());
 }
 
 #[cfg(test)]
@@ -134,6 +188,7 @@ mod tests {
         const N: usize = 1000;
         let first: Vec<ThreadRef> = (0..N as u64).map(|i| ThreadRef::new(info(3000 + i))).collect();
         drop(first);
+        apply_pending_drops();
         let grown_before = ALLOCATOR.lock().next;
         let again: Vec<ThreadRef> = (0..N as u64).map(|i| ThreadRef::new(info(5000 + i))).collect();
         // Other tests of this crate may name a few threads meanwhile, never hundreds.
