@@ -81,13 +81,25 @@ pub fn seen_key(seg: Segment) -> u32 {
 
 const SEEN: usize = 4;
 
+/// The entry of `seen` a key is looked up in first: one compare on the fast path. A key that
+/// had to go elsewhere is still found, by the slow path's first step.
+#[inline]
+fn home(key: u32) -> usize {
+    (key >> KEY_EPOCH_BITS) as usize % SEEN
+}
+
+/// The slot part of a key (`slot + 1`; 0 for an empty entry).
+fn key_slot(key: u32) -> u32 {
+    (key & !WRITE_BIT) >> KEY_EPOCH_BITS
+}
+
 /// The detector's part of a `Shared` cell: 64 bytes, all of its shadow memory while it has at
 /// most one read since its last write (more parallel reads spill to the heap).
 ///
 /// Invariant: `state` is only touched under the cell's shard lock (or through `&mut self`).
 /// `seen` is written under that lock too, and caches accesses that would change nothing and
-/// find nothing new: `seen[0] == key | WRITE_BIT` when segment `key` made the last write, and a
-/// plain `key` anywhere in `seen` when segment `key` read the cell since the last write (under
+/// find nothing new: `key | WRITE_BIT` in `seen` when segment `key` made the last write, and a
+/// plain `key` in `seen` when segment `key` read the cell since the last write (under
 /// Algorithm 4 or 5). Such an access may skip the lock: the write is still `W`, and the read, or a
 /// later read ordered after it, is still in `R`, so any later conflicting access that is
 /// parallel to the skipped one is parallel to what is stored and still finds a race.
@@ -109,23 +121,30 @@ impl CellMeta {
     #[inline]
     pub fn access(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
         let key = current_seen_key();
-        if key != 0 {
-            let hit = match kind {
-                // All four compared, without branching on each: which entry holds a thread's
-                // key differs from cell to cell, and a branch per entry would mispredict.
-                AccessKind::Read => self.seen.iter().fold(false, |hit, s| hit | (s.load(Ordering::Relaxed) == key)),
-                AccessKind::Write => self.seen[0].load(Ordering::Relaxed) == key | WRITE_BIT,
-            };
-            if hit {
-                return;
-            }
+        if key != 0 && self.seen[home(key)].load(Ordering::Relaxed) == Self::entry(kind, key) {
+            return;
         }
         self.access_slow(kind, site, type_name, address);
+    }
+
+    fn entry(kind: AccessKind, key: u32) -> u32 {
+        match kind {
+            AccessKind::Read => key,
+            AccessKind::Write => key | WRITE_BIT,
+        }
+    }
+
+    /// Whether `seen` holds this access's entry anywhere.
+    fn seen(&self, kind: AccessKind, key: u32) -> bool {
+        key != 0 && self.seen.iter().any(|s| s.load(Ordering::Relaxed) == Self::entry(kind, key))
     }
 
     #[cold]
     #[inline(never)]
     fn access_slow(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
+        if self.seen(kind, current_seen_key()) {
+            return;
+        }
         with_current(|t| {
             let cur = Recorded {
                 segment: t.segment(),
@@ -160,19 +179,31 @@ impl CellMeta {
     fn remember(&self, kind: AccessKind, key: u32, algorithm: u8) {
         match kind {
             AccessKind::Write => {
-                self.seen[0].store(if key == 0 { 0 } else { key | WRITE_BIT }, Ordering::Relaxed);
-                self.seen[1..].iter().for_each(|s| s.store(0, Ordering::Relaxed));
+                self.seen.iter().for_each(|s| s.store(0, Ordering::Relaxed));
+                if key != 0 {
+                    self.seen[home(key)].store(key | WRITE_BIT, Ordering::Relaxed);
+                }
             }
             // Algorithm 3 keeps only the last read: a re-read changes its state, so it must
             // not be skipped.
             AccessKind::Read if key != 0 && algorithm != 3 => {
-                if self.seen.iter().any(|s| s.load(Ordering::Relaxed) == key) {
+                if self.seen(kind, key) {
                     return;
                 }
-                // Keep the last write's entry while there is room: its segment may write again.
-                let free = self.seen.iter().position(|s| s.load(Ordering::Relaxed) == 0);
-                let victim = free.unwrap_or(1 + key as usize % (SEEN - 1));
-                self.seen[victim].store(key, Ordering::Relaxed);
+                // The key's home if that holds nothing worth keeping: nothing, the last write
+                // (reads since it outnumber it), or an older segment of the same thread (whose
+                // read this one replaced in R). Else a free entry, else the write's, else home.
+                let at = |i: usize| self.seen[i].load(Ordering::Relaxed);
+                let home = home(key);
+                let stale = |e: u32| e == 0 || e & WRITE_BIT != 0 || key_slot(e) == key_slot(key);
+                let entry = if stale(at(home)) {
+                    home
+                } else {
+                    let free = (0..SEEN).find(|&i| at(i) == 0);
+                    let write = || (0..SEEN).find(|&i| at(i) & WRITE_BIT != 0);
+                    free.or_else(write).unwrap_or(home)
+                };
+                self.seen[entry].store(key, Ordering::Relaxed);
             }
             AccessKind::Read => {}
         }
@@ -185,7 +216,7 @@ impl CellMeta {
         let Some(mut cell) = self.state.get_mut().take() else { return };
         stats::cell_forgotten(&cell);
         let key = current_seen_key();
-        if key != 0 && *self.seen[0].get_mut() == key | WRITE_BIT {
+        if self.seen(AccessKind::Write, key) {
             return; // this segment wrote it last: nothing new to find
         }
         with_current(|t| {
@@ -217,6 +248,27 @@ mod tests {
         assert_eq!(std::mem::size_of::<Record>(), 16);
         assert!(std::mem::size_of::<CellState>() <= std::mem::size_of::<Alg4<AccessInfo>>() + 8);
         assert_eq!(std::mem::size_of::<CellMeta>(), 64);
+    }
+
+    /// Four threads reading a cell written before them all keep their keys: the write's entry
+    /// gives way to the fourth reader instead of the readers evicting each other forever.
+    #[test]
+    fn four_readers_after_a_write_all_stay_seen() {
+        let meta = CellMeta::new();
+        let key = |slot| seen_key(Segment::new(slot, 1));
+        meta.remember(AccessKind::Write, key(0), 4);
+        for round in 0..3 {
+            for slot in 1..=4 {
+                meta.remember(AccessKind::Read, key(slot), 4);
+            }
+            let seen: Vec<u32> = meta.seen.iter().map(|s| s.load(Ordering::Relaxed)).collect();
+            assert!((1..=4).all(|slot| seen.contains(&key(slot))), "round {round}: {seen:x?}");
+        }
+        assert!((1..=4).all(|slot| meta.seen[home(key(slot))].load(Ordering::Relaxed) == key(slot)), "each at home");
+        meta.remember(AccessKind::Write, key(2), 4);
+        let seen: Vec<u32> = meta.seen.iter().map(|s| s.load(Ordering::Relaxed)).collect();
+        assert_eq!(seen.iter().filter(|&&e| e != 0).count(), 1, "a write forgets the reads");
+        assert!(meta.seen(AccessKind::Write, key(2)) && !meta.seen(AccessKind::Read, key(2)));
     }
 
     #[test]
