@@ -1,6 +1,9 @@
-//! Shadow memory per cell, measured: resident memory after 200 000 cells are written, then read
-//! by one thread, then by p parallel threads, minus resident memory before (the cells
-//! themselves are allocated first and not counted). Prints bytes per cell for each stage.
+//! Shadow memory per cell, measured. A cell carries its shadow state inline (the bytes
+//! `Shared<u64>` has beyond the `u64`); what the state spills to the heap (a read set of more
+//! than one parallel read) is measured as the growth of resident memory after 200 000 cells are
+//! written, then read by p parallel threads (the cells themselves are allocated first and not
+//! counted). Prints both parts and their sum per cell, next to racer's own accounting
+//! (`racer::stats()`).
 //!
 //! ```text
 //! cargo bench --features race-detect --bench memory
@@ -23,6 +26,9 @@ fn resident_bytes() -> usize {
 fn per_cell(before: usize) -> f64 {
     resident_bytes().saturating_sub(before) as f64 / CELLS as f64
 }
+
+/// Shadow bytes inside each cell.
+const IN_CELL: usize = std::mem::size_of::<Shared<u64>>() - std::mem::size_of::<u64>();
 
 /// Reads every cell once from each of `readers` threads, whose reads stay parallel: they end
 /// through a std channel racer does not see, and are joined only after the measurement.
@@ -59,7 +65,7 @@ fn main() {
         return;
     }
     println!("racer shadow memory per cell ({CELLS} cells of u64, ENABLED = {})", racer::ENABLED);
-    println!("size_of::<Shared<u64>>() = {} bytes (u64: 8)", std::mem::size_of::<Shared<u64>>());
+    println!("size_of::<Shared<u64>>() = {} bytes (u64: 8): {IN_CELL} bytes of shadow state in each cell", std::mem::size_of::<Shared<u64>>());
     let exe = std::env::current_exe().expect("bench executable");
     for readers in [1usize, 2, 8, 32] {
         let status = std::process::Command::new(&exe).args(["--readers", &readers.to_string()]).status();
@@ -77,19 +83,24 @@ fn measure(readers: usize) {
     let (quit, threads) = read_in_parallel(&cells, readers);
     let read = per_cell(before);
     println!(
-        "written once: {written:6.1} B/cell, then read by {readers:2} parallel reader(s): {read:6.1} B/cell (cells tracked: {:?})",
-        cells_tracked()
+        "{readers:2} parallel reader(s): {IN_CELL} B in the cell + heap {:5.1} B after the write, {:5.1} B after the reads = {:5.1} B/cell; racer::stats: {}",
+        written,
+        read,
+        IN_CELL as f64 + read,
+        accounted()
     );
     drop(quit);
     threads.into_iter().for_each(|t| t.join().unwrap());
 }
 
 #[cfg(feature = "race-detect")]
-fn cells_tracked() -> Option<usize> {
-    Some(racer_rt::stats().cells)
+fn accounted() -> String {
+    let s = racer_rt::stats();
+    let a = s.algorithm(4);
+    format!("{} cells, {:.1} B/cell, {:.2} segments/cell", a.cells, a.shadow_bytes as f64 / a.cells as f64, a.segments as f64 / a.cells as f64)
 }
 
 #[cfg(not(feature = "race-detect"))]
-fn cells_tracked() -> Option<usize> {
-    None
+fn accounted() -> String {
+    "(feature off)".into()
 }

@@ -27,6 +27,8 @@ mod options;
 #[cfg(feature = "race-detect")]
 mod output;
 #[cfg(feature = "race-detect")]
+mod seen;
+#[cfg(feature = "race-detect")]
 mod shadow;
 #[cfg(feature = "race-detect")]
 mod shared;

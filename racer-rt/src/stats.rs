@@ -2,11 +2,14 @@
 //! detection algorithm, so that the paper's storage claims (Algorithm 3: 2 segments per cell,
 //! Algorithm 4: 1 + p, Algorithm 5: 2t) can be measured on real programs.
 //!
-//! The per-algorithm counters are plain atomics updated on the shadow memory's slow path only
-//! (a cell first tracked, an access that reached the table, a cell forgotten); the fast path
-//! never touches them.
+//! The per-algorithm counters change on the shadow memory's slow path only (a cell first
+//! tracked, an access that went through a cell's state, a cell freed); the fast path never
+//! touches them. Each thread adds its changes in batches, so a snapshot is exact for the
+//! calling thread's changes and for threads that ended, and may lag by up to a batch per
+//! thread still running.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use crate::algorithm::ALGORITHMS;
 use crate::algorithm::AnyPolicy;
@@ -46,45 +49,49 @@ pub struct AlgorithmStats {
     pub algorithm: u8,
     /// Cells with shadow state under this algorithm now.
     pub cells: usize,
-    /// Segments (remembered accesses) stored over all these cells now, and the most ever.
+    /// Segments (remembered accesses) stored over all these cells now, and the most ever (as
+    /// seen each time a thread's batch of changes was added).
     pub segments: usize,
     pub peak_segments: usize,
     /// The most segments one cell has ever held.
     pub max_segments_on_cell: usize,
-    /// Bytes of shadow memory now: each cell's table entry plus what its state holds on the
-    /// heap (the table's own spare capacity is not counted).
+    /// Bytes of shadow memory now: the shadow part of each cell (`CellMeta`, 64 bytes) plus
+    /// what its state holds on the heap.
     pub shadow_bytes: usize,
 }
 
 /// Counters behind [`AlgorithmStats`].
 ///
-/// Invariant: `cells`, `segments` and `bytes` are the sums over the cells of this algorithm in
-/// the shadow table, as of the last slow-path update of each (updates of different cells may be
-/// seen in any order, so a snapshot taken while threads run is approximate).
-/// Each counter has its cache line: the ones changed on every slow path (`segments`,
-/// `peak_segments`) must not drag the others between cores.
+/// Invariant: `cells`, `segments` and `bytes` are the sums over the cells of this algorithm,
+/// less the changes still held in threads' [`PendingChanges`]; `peak_segments` is the most
+/// `segments` ever held after a batch of changes was added. Each counter has its cache line.
 struct Counters {
-    cells: Padded,
-    segments: Padded,
-    peak_segments: Padded,
-    max_on_cell: Padded,
-    bytes: Padded,
+    cells: Padded<AtomicIsize>,
+    segments: Padded<AtomicIsize>,
+    peak_segments: Padded<AtomicUsize>,
+    max_on_cell: Padded<AtomicUsize>,
+    bytes: Padded<AtomicIsize>,
 }
 
 #[repr(align(64))]
-struct Padded(AtomicUsize);
+struct Padded<T>(T);
 
-impl std::ops::Deref for Padded {
-    type Target = AtomicUsize;
-    fn deref(&self) -> &AtomicUsize {
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
         &self.0
     }
 }
 
 impl Counters {
     const fn new() -> Counters {
-        const ZERO: Padded = Padded(AtomicUsize::new(0));
-        Counters { cells: ZERO, segments: ZERO, peak_segments: ZERO, max_on_cell: ZERO, bytes: ZERO }
+        Counters {
+            cells: Padded(AtomicIsize::new(0)),
+            segments: Padded(AtomicIsize::new(0)),
+            peak_segments: Padded(AtomicUsize::new(0)),
+            max_on_cell: Padded(AtomicUsize::new(0)),
+            bytes: Padded(AtomicIsize::new(0)),
+        }
     }
 }
 
@@ -101,8 +108,80 @@ fn index(algorithm: u8) -> Option<usize> {
     ALGORITHMS.iter().position(|&a| a == algorithm)
 }
 
-fn counters(state: &CellState) -> &'static Counters {
-    &COUNTERS[index(state.algorithm()).expect("a cell state runs algorithm 3, 4 or 5")]
+fn counter_index(state: &CellState) -> usize {
+    index(state.algorithm()).expect("a cell state runs algorithm 3, 4 or 5")
+}
+
+/// One change to the counters of one algorithm.
+#[derive(Debug, Clone, Copy, Default)]
+struct Change {
+    cells: isize,
+    segments: isize,
+    bytes: isize,
+}
+
+impl Change {
+    fn add_to(self, c: &Counters) {
+        if self.cells != 0 {
+            c.cells.fetch_add(self.cells, Ordering::Relaxed);
+        }
+        if self.segments != 0 {
+            let now = c.segments.fetch_add(self.segments, Ordering::Relaxed) + self.segments;
+            raise(&c.peak_segments, now.max(0) as usize);
+        }
+        if self.bytes != 0 {
+            c.bytes.fetch_add(self.bytes, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Changes made by one thread and not yet added to the global counters: the slow path of every
+/// thread would otherwise update the same counters, moving their cache lines between cores on
+/// each access. Added every `BATCH` changes, when the thread ends, and before the thread reads
+/// the statistics.
+#[derive(Default)]
+struct PendingChanges {
+    changes: [Change; 3],
+    count: usize,
+}
+
+const BATCH: usize = 256;
+
+impl PendingChanges {
+    fn add_all(&mut self) {
+        for (change, counters) in self.changes.iter_mut().zip(&COUNTERS) {
+            std::mem::take(change).add_to(counters);
+        }
+        self.count = 0;
+    }
+}
+
+impl Drop for PendingChanges {
+    fn drop(&mut self) {
+        self.add_all();
+    }
+}
+
+thread_local! {
+    static PENDING: RefCell<PendingChanges> = RefCell::new(PendingChanges::default());
+}
+
+fn record(algorithm: usize, change: Change) {
+    let pending = PENDING.try_with(|p| {
+        let mut p = p.try_borrow_mut().ok()?;
+        let c = &mut p.changes[algorithm];
+        c.cells += change.cells;
+        c.segments += change.segments;
+        c.bytes += change.bytes;
+        p.count += 1;
+        if p.count >= BATCH {
+            p.add_all();
+        }
+        Some(())
+    });
+    if !matches!(pending, Ok(Some(()))) {
+        change.add_to(&COUNTERS[algorithm]);
+    }
 }
 
 /// Bytes of shadow memory inside each cell; its state's heap allocations come on top.
@@ -123,47 +202,43 @@ impl Footprint {
 
 /// A cell got its (empty) shadow state.
 pub fn cell_tracked(state: &CellState) {
-    let c = counters(state);
-    c.cells.fetch_add(1, Ordering::Relaxed);
-    c.bytes.fetch_add(ENTRY_BYTES + state.heap_bytes(), Ordering::Relaxed);
+    let bytes = (ENTRY_BYTES + state.heap_bytes()) as isize;
+    record(counter_index(state), Change { cells: 1, segments: 0, bytes });
 }
 
 /// A cell's state went from `before` to `state`.
 pub fn cell_changed(state: &CellState, before: Footprint) {
-    let c = counters(state);
     let after = Footprint::of(state);
-    if after.segments > before.segments {
-        let now = c.segments.fetch_add(after.segments - before.segments, Ordering::Relaxed) + after.segments - before.segments;
-        raise(&c.peak_segments, now);
-        raise(&c.max_on_cell, after.segments);
-    } else if after.segments < before.segments {
-        c.segments.fetch_sub(before.segments - after.segments, Ordering::Relaxed);
+    if after.segments == before.segments && after.heap_bytes == before.heap_bytes {
+        return;
     }
-    if after.heap_bytes != before.heap_bytes {
-        c.bytes.fetch_add(after.heap_bytes.wrapping_sub(before.heap_bytes), Ordering::Relaxed);
-    }
+    let i = counter_index(state);
+    // Per cell, so exact at once; rarely a new maximum, so rarely written.
+    raise(&COUNTERS[i].max_on_cell, after.segments);
+    let segments = after.segments as isize - before.segments as isize;
+    let bytes = after.heap_bytes as isize - before.heap_bytes as isize;
+    record(i, Change { cells: 0, segments, bytes });
 }
 
-/// A cell's state left the table.
+/// A cell's state was freed.
 pub fn cell_forgotten(state: &CellState) {
-    let c = counters(state);
-    c.cells.fetch_sub(1, Ordering::Relaxed);
-    c.segments.fetch_sub(state.segments(), Ordering::Relaxed);
-    c.bytes.fetch_sub(ENTRY_BYTES + state.heap_bytes(), Ordering::Relaxed);
+    let bytes = (ENTRY_BYTES + state.heap_bytes()) as isize;
+    record(counter_index(state), Change { cells: -1, segments: -(state.segments() as isize), bytes: -bytes });
 }
 
 /// Reads the detector's storage statistics.
 pub fn stats() -> Stats {
+    let _ = PENDING.try_with(|p| p.try_borrow_mut().map(|mut p| p.add_all()));
     let (live_threads, slots) = crate::thread_state::slot_counts();
     let algorithms = std::array::from_fn(|i| {
         let c = &COUNTERS[i];
         AlgorithmStats {
             algorithm: ALGORITHMS[i],
-            cells: c.cells.load(Ordering::Relaxed),
-            segments: c.segments.load(Ordering::Relaxed),
+            cells: c.cells.load(Ordering::Relaxed).max(0) as usize,
+            segments: c.segments.load(Ordering::Relaxed).max(0) as usize,
             peak_segments: c.peak_segments.load(Ordering::Relaxed),
             max_segments_on_cell: c.max_on_cell.load(Ordering::Relaxed),
-            shadow_bytes: c.bytes.load(Ordering::Relaxed),
+            shadow_bytes: c.bytes.load(Ordering::Relaxed).max(0) as usize,
         }
     });
     Stats { cells: algorithms.iter().map(|a| a.cells).sum(), stacks: crate::stack::depot_len(), live_threads, slots, algorithms }

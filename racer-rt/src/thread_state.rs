@@ -101,7 +101,7 @@ pub fn slot_counts() -> (usize, usize) {
 /// The detector's view of one thread.
 ///
 /// Invariant: `clock.get(slot)` is the thread's current epoch, and `SEEN_KEY` (the fast-path
-/// copy) always equals `shadow::seen_key(Segment::new(slot, clock.get(slot)))`.
+/// copy) always equals `seen::key(Segment::new(slot, clock.get(slot)))`.
 pub struct ThreadState {
     pub slot: Slot,
     pub clock: VectorClock,
@@ -125,12 +125,12 @@ pub struct ChildSeed {
 
 thread_local! {
     static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
-    /// The current segment's key in the shadow memory's per-cell cache, or 0 before the thread
+    /// The current segment's key in the cells' caches of seen accesses (`seen`), or 0 before the thread
     /// is registered or when the segment has no key.
     static SEEN_KEY: Cell<u32> = const { Cell::new(0) };
 }
 
-/// The calling thread's current segment as a `shadow::seen_key`, or 0. One thread-local read.
+/// The calling thread's current segment as a `seen::key`, or 0. One thread-local read.
 #[inline]
 pub fn current_seen_key() -> u32 {
     SEEN_KEY.try_with(Cell::get).unwrap_or(0)
@@ -182,7 +182,7 @@ impl ThreadState {
     }
 
     fn publish_segment(&self) {
-        let key = crate::shadow::seen_key(self.segment());
+        let key = crate::seen::key(self.segment());
         let _ = SEEN_KEY.try_with(|s| s.set(key));
     }
 

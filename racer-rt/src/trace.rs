@@ -20,7 +20,8 @@ use std::fmt;
 
 use crate::algorithm::{AnyPolicy, Recorded, ALGORITHMS};
 use crate::clock::{Segment, Slot, VectorClock};
-use crate::report::RaceKind;
+use crate::report::{AccessKind, RaceKind};
+use crate::seen::{self, SeenAccesses};
 
 /// One event of a trace. Threads, locks, channels and cells are small numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -238,17 +239,17 @@ pub struct Replay {
     pub final_segments: HashMap<usize, usize>,
 }
 
-/// One cell during replay: its policy and the fingerprint the runtime's fast path compares.
+/// One cell during replay: its policy and the cache the runtime's fast path looks in.
 struct ReplayCell {
     policy: AnyPolicy<usize>,
-    fingerprint: Option<(Segment, bool)>,
+    seen: SeenAccesses,
 }
 
 /// Replays `trace` against the vector clocks and `algorithm`'s per-cell policy (3, 4 or 5), as
 /// the runtime does: thread `tN` has slot `N`, a post joins the thread's clock into the object's
 /// and starts a new segment, a wait joins the object's clock into the thread's. With
-/// `same_segment_filter`, an access with the same segment and kind as the last one the cell's
-/// policy saw is skipped, as the runtime's fast path skips it.
+/// `same_segment_filter`, an access the cell's cache of seen accesses holds is skipped, as the
+/// runtime's fast path skips it (same cache, same updates).
 pub fn replay(trace: &[Event], algorithm: u8, same_segment_filter: bool) -> Result<Replay, TraceError> {
     if !ALGORITHMS.contains(&algorithm) {
         return Err(TraceError { event: 0, message: format!("there is no algorithm {algorithm}; use 3, 4 or 5") });
@@ -308,8 +309,10 @@ pub fn replay(trace: &[Event], algorithm: u8, same_segment_filter: bool) -> Resu
                 let segment = Segment::new(thread as Slot, now.get(thread as Slot));
                 let state = cells
                     .entry(cell)
-                    .or_insert_with(|| ReplayCell { policy: AnyPolicy::new(algorithm), fingerprint: None });
-                if same_segment_filter && state.fingerprint == Some((segment, write)) {
+                    .or_insert_with(|| ReplayCell { policy: AnyPolicy::new(algorithm), seen: SeenAccesses::new() });
+                let kind = if write { AccessKind::Write } else { AccessKind::Read };
+                let key = seen::key(segment);
+                if same_segment_filter && state.seen.contains(kind, key) {
                     continue;
                 }
                 let cur = Recorded { segment, info: i };
@@ -321,7 +324,7 @@ pub fn replay(trace: &[Event], algorithm: u8, same_segment_filter: bool) -> Resu
                 } else {
                     state.policy.read(&cur, now, &mut report);
                 }
-                state.fingerprint = Some((segment, write));
+                state.seen.remember(kind, key, algorithm);
                 let held = state.policy.segments();
                 let max = out.max_segments.entry(cell).or_default();
                 *max = (*max).max(held);

@@ -1,0 +1,172 @@
+//! The per-cell cache of accesses that need not be checked again: the fast path of every
+//! `Shared` access.
+//!
+//! An access by a segment that made the cell's last write, or that read the cell since that
+//! write, would change nothing in the cell's state and find nothing new (the write is still W;
+//! the read, or a later read ordered after it, is still in R, so a later conflicting access
+//! parallel to the skipped one is parallel to what is stored, and still finds a race). The
+//! cache remembers up to four such segments as 32-bit keys, so the common re-access costs one
+//! thread-local read and one compare, and never touches the cell's lock.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::clock::Segment;
+use crate::report::AccessKind;
+
+/// A key with this bit set names a write, not a read.
+const WRITE_BIT: u32 = 1 << 31;
+const KEY_EPOCH_BITS: u32 = 24;
+/// Slots with a key: 7 bits hold `slot + 1`.
+const KEY_SLOTS: u64 = 127;
+const ENTRIES: usize = 4;
+
+/// A segment's key: `slot + 1` in bits 24..31, the epoch in bits 0..24; 0 (no key) for a
+/// segment that does not fit, whose accesses always take the slow path.
+pub fn key(seg: Segment) -> u32 {
+    if (seg.slot() as u64) < KEY_SLOTS && seg.epoch() < (1 << KEY_EPOCH_BITS) {
+        ((seg.slot() + 1) << KEY_EPOCH_BITS) | seg.epoch() as u32
+    } else {
+        0
+    }
+}
+
+/// The entry a key is looked up in first, and stored in when that entry holds nothing worth
+/// keeping. A key stored elsewhere is still found, by [`SeenAccesses::contains`].
+#[inline]
+fn home(key: u32) -> usize {
+    (key >> KEY_EPOCH_BITS) as usize % ENTRIES
+}
+
+/// The slot part of a key (`slot + 1`; 0 for an empty entry).
+fn key_slot(key: u32) -> u32 {
+    (key & !WRITE_BIT) >> KEY_EPOCH_BITS
+}
+
+fn entry(kind: AccessKind, key: u32) -> u32 {
+    match kind {
+        AccessKind::Read => key,
+        AccessKind::Write => key | WRITE_BIT,
+    }
+}
+
+/// The cache of one cell.
+///
+/// Invariant: an entry holds `key | WRITE_BIT` only if segment `key` made the cell's last
+/// write, and a plain `key` only if segment `key` read the cell since its last write, under a
+/// policy that keeps such a read in R (Algorithms 4 and 5). Entries are written only by
+/// [`remember`](Self::remember), under the cell's lock, right after the access went through the
+/// cell's state; they are read anywhere.
+#[derive(Debug)]
+pub struct SeenAccesses([AtomicU32; ENTRIES]);
+
+impl SeenAccesses {
+    pub const fn new() -> SeenAccesses {
+        SeenAccesses([const { AtomicU32::new(0) }; ENTRIES])
+    }
+
+    fn at(&self, i: usize) -> u32 {
+        self.0[i].load(Ordering::Relaxed)
+    }
+
+    /// The fast path: whether the key's home entry already holds this access.
+    #[inline]
+    pub fn hit(&self, kind: AccessKind, key: u32) -> bool {
+        key != 0 && self.0[home(key)].load(Ordering::Relaxed) == entry(kind, key)
+    }
+
+    /// Whether any entry holds this access.
+    pub fn contains(&self, kind: AccessKind, key: u32) -> bool {
+        key != 0 && (0..ENTRIES).any(|i| self.at(i) == entry(kind, key))
+    }
+
+    /// Records an access by segment `key` that just went through the cell's state under
+    /// `algorithm`. Under the cell's lock only.
+    pub fn remember(&self, kind: AccessKind, key: u32, algorithm: u8) {
+        match kind {
+            AccessKind::Write => {
+                self.0.iter().for_each(|e| e.store(0, Ordering::Relaxed));
+                if key != 0 {
+                    self.0[home(key)].store(key | WRITE_BIT, Ordering::Relaxed);
+                }
+            }
+            // Algorithm 3 keeps only the last read: a re-read changes its state, so it must
+            // not be skipped.
+            AccessKind::Read if key != 0 && algorithm != 3 => {
+                if self.contains(kind, key) {
+                    return;
+                }
+                // The home entry if it holds nothing worth keeping: nothing, the last write
+                // (the reads since it outnumber it), or an older segment of the same thread
+                // (whose read this one replaced in R). Else a free entry, else the write's,
+                // else home.
+                let home = home(key);
+                let stale = |e: u32| e == 0 || e & WRITE_BIT != 0 || key_slot(e) == key_slot(key);
+                let at = if stale(self.at(home)) {
+                    home
+                } else {
+                    let free = (0..ENTRIES).find(|&i| self.at(i) == 0);
+                    let write = || (0..ENTRIES).find(|&i| self.at(i) & WRITE_BIT != 0);
+                    free.or_else(write).unwrap_or(home)
+                };
+                self.0[at].store(key, Ordering::Relaxed);
+            }
+            AccessKind::Read => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(seen: &SeenAccesses) -> Vec<u32> {
+        (0..ENTRIES).map(|i| seen.at(i)).collect()
+    }
+
+    /// Four threads reading a cell written before them all keep their keys: the write's entry
+    /// gives way to the fourth reader instead of the readers evicting each other forever.
+    #[test]
+    fn four_readers_after_a_write_all_stay_seen() {
+        let seen = SeenAccesses::new();
+        let k = |slot| key(Segment::new(slot, 1));
+        seen.remember(AccessKind::Write, k(0), 4);
+        assert!(seen.hit(AccessKind::Write, k(0)) && !seen.contains(AccessKind::Read, k(0)));
+        for round in 0..3 {
+            for slot in 1..=4 {
+                seen.remember(AccessKind::Read, k(slot), 4);
+            }
+            assert!((1..=4).all(|slot| seen.hit(AccessKind::Read, k(slot))), "round {round}: {:x?}", entries(&seen));
+        }
+        seen.remember(AccessKind::Write, k(2), 4);
+        assert_eq!(entries(&seen).iter().filter(|&&e| e != 0).count(), 1, "a write forgets the reads");
+        assert!(seen.hit(AccessKind::Write, k(2)) && !seen.contains(AccessKind::Read, k(2)));
+    }
+
+    #[test]
+    fn a_new_segment_of_a_thread_takes_the_place_of_its_old_one() {
+        let seen = SeenAccesses::new();
+        for epoch in 1..10 {
+            seen.remember(AccessKind::Read, key(Segment::new(1, epoch)), 4);
+            seen.remember(AccessKind::Read, key(Segment::new(2, epoch)), 4);
+        }
+        assert!(seen.hit(AccessKind::Read, key(Segment::new(1, 9))) && seen.hit(AccessKind::Read, key(Segment::new(2, 9))));
+        assert!(!seen.contains(AccessKind::Read, key(Segment::new(1, 8))));
+    }
+
+    #[test]
+    fn algorithm_3_reads_are_never_skipped() {
+        let seen = SeenAccesses::new();
+        seen.remember(AccessKind::Read, key(Segment::new(1, 1)), 3);
+        assert!(!seen.contains(AccessKind::Read, key(Segment::new(1, 1))));
+    }
+
+    #[test]
+    fn keys_name_a_segment_or_nothing() {
+        assert_eq!(key(Segment::new(0, 1)), (1 << 24) | 1);
+        assert_ne!(key(Segment::new(1, 1)), key(Segment::new(0, 1)));
+        assert_eq!(key(Segment::new(127, 1)), 0, "slot too high");
+        assert_eq!(key(Segment::new(3, 1 << 24)), 0, "epoch too high");
+        assert_eq!(key(Segment::new(126, (1 << 24) - 1)) & WRITE_BIT, 0);
+        assert!(!SeenAccesses::new().contains(AccessKind::Read, 0), "no key is never seen");
+    }
+}
