@@ -15,6 +15,9 @@ pub struct Alg4<I> {
     reads: SmallVec<[Recorded<I>; 1]>,
 }
 
+/// The capacity R gets when it first spills to the heap.
+const SPILLED_READS: usize = 4;
+
 impl<I> Default for Alg4<I> {
     fn default() -> Self {
         Alg4 { write: None, reads: SmallVec::new() }
@@ -29,6 +32,11 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
             }
         }
         self.reads.retain(|r| !now.covers(r.segment));
+        if self.reads.len() == 1 && !self.reads.spilled() {
+            // The second parallel read moves R to the heap: with room for a few more at once,
+            // rather than a reallocation per reader.
+            self.reads.reserve_exact(SPILLED_READS - 1);
+        }
         self.reads.push(cur.clone());
     }
 
