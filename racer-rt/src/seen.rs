@@ -16,17 +16,21 @@ use crate::report::AccessKind;
 /// A key with this bit set names a write, not a read.
 const WRITE_BIT: u32 = 1 << 31;
 const KEY_EPOCH_BITS: u32 = 24;
-/// Slots with a key: 7 bits hold `slot + 1`.
-const KEY_SLOTS: u64 = 127;
+/// Slots with a key: 7 bits hold `slot + 1`, never all ones (see `NO_KEY`).
+const KEY_SLOTS: u64 = 126;
+
+/// The key of a segment that has none: no entry ever holds it (an entry's slot bits are never
+/// all ones, and an empty entry is 0), so the fast path needs no test for it.
+pub const NO_KEY: u32 = u32::MAX;
 const ENTRIES: usize = 4;
 
-/// A segment's key: `slot + 1` in bits 24..31, the epoch in bits 0..24; 0 (no key) for a
-/// segment that does not fit, whose accesses always take the slow path.
+/// A segment's key: `slot + 1` in bits 24..31, the epoch in bits 0..24; `NO_KEY` for a segment
+/// that does not fit, whose accesses always take the slow path.
 pub fn key(seg: Segment) -> u32 {
     if (seg.slot() as u64) < KEY_SLOTS && seg.epoch() < (1 << KEY_EPOCH_BITS) {
         ((seg.slot() + 1) << KEY_EPOCH_BITS) | seg.epoch() as u32
     } else {
-        0
+        NO_KEY
     }
 }
 
@@ -71,12 +75,12 @@ impl SeenAccesses {
     /// The fast path: whether the key's home entry already holds this access.
     #[inline]
     pub fn hit(&self, kind: AccessKind, key: u32) -> bool {
-        key != 0 && self.0[home(key)].load(Ordering::Relaxed) == entry(kind, key)
+        self.0[home(key)].load(Ordering::Relaxed) == entry(kind, key)
     }
 
     /// Whether any entry holds this access.
     pub fn contains(&self, kind: AccessKind, key: u32) -> bool {
-        key != 0 && (0..ENTRIES).any(|i| self.at(i) == entry(kind, key))
+        (0..ENTRIES).any(|i| self.at(i) == entry(kind, key))
     }
 
     /// Records an access by segment `key` that just went through the cell's state under
@@ -85,13 +89,13 @@ impl SeenAccesses {
         match kind {
             AccessKind::Write => {
                 self.0.iter().for_each(|e| e.store(0, Ordering::Relaxed));
-                if key != 0 {
+                if key != NO_KEY {
                     self.0[home(key)].store(key | WRITE_BIT, Ordering::Relaxed);
                 }
             }
             // Algorithm 3 keeps only the last read: a re-read changes its state, so it must
             // not be skipped.
-            AccessKind::Read if key != 0 && algorithm != 3 => {
+            AccessKind::Read if key != NO_KEY && algorithm != 3 => {
                 if self.contains(kind, key) {
                     return;
                 }
@@ -164,9 +168,17 @@ mod tests {
     fn keys_name_a_segment_or_nothing() {
         assert_eq!(key(Segment::new(0, 1)), (1 << 24) | 1);
         assert_ne!(key(Segment::new(1, 1)), key(Segment::new(0, 1)));
-        assert_eq!(key(Segment::new(127, 1)), 0, "slot too high");
-        assert_eq!(key(Segment::new(3, 1 << 24)), 0, "epoch too high");
-        assert_eq!(key(Segment::new(126, (1 << 24) - 1)) & WRITE_BIT, 0);
-        assert!(!SeenAccesses::new().contains(AccessKind::Read, 0), "no key is never seen");
+        assert_eq!(key(Segment::new(126, 1)), NO_KEY, "slot too high");
+        assert_eq!(key(Segment::new(3, 1 << 24)), NO_KEY, "epoch too high");
+        let highest = key(Segment::new(125, (1 << 24) - 1));
+        assert_eq!(highest & WRITE_BIT, 0);
+        let seen = SeenAccesses::new();
+        seen.remember(AccessKind::Write, highest, 4);
+        seen.remember(AccessKind::Read, key(Segment::new(124, (1 << 24) - 1)), 4);
+        for kind in [AccessKind::Read, AccessKind::Write] {
+            assert!(!seen.hit(kind, NO_KEY) && !seen.contains(kind, NO_KEY), "no key is never seen");
+        }
+        seen.remember(AccessKind::Write, NO_KEY, 4);
+        assert!(!seen.contains(AccessKind::Write, highest), "a write without a key still clears");
     }
 }

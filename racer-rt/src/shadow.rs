@@ -129,23 +129,20 @@ impl CellMeta {
     /// state, which is then freed. Nothing keeps this access, so its stack is captured only
     /// when it races.
     pub fn last_write(&mut self, site: &'static Location<'static>, type_name: &'static str, address: usize) {
-        let Some(mut cell) = self.state.get_mut().take() else { return };
+        let Some(cell) = self.state.get_mut().take() else { return };
         stats::cell_forgotten(&cell);
         let key = current_seen_key();
         if self.seen.contains(AccessKind::Write, key) {
             return; // this segment wrote it last: nothing new to find
         }
         with_current(|t| {
-            let mut cur = Recorded {
-                segment: t.segment(),
-                info: AccessInfo { stack: StackId::UNCAPTURED, thread: t.thread_ref.clone() },
-            };
             let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
-            cell.write(&cur, &t.clock, &mut |k, prev| found.push((k, prev.clone())));
+            cell.check_write(&t.clock, &mut |k, prev| found.push((k, prev.clone())));
             if found.is_empty() {
                 return;
             }
-            cur.info.stack = stack::capture_access(site, t.last_sync_id());
+            let info = AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() };
+            let cur = Recorded { segment: t.segment(), info };
             for (race_kind, prev) in found {
                 crate::sink::race_found(t, race_kind, &prev, &cur, type_name, address);
             }

@@ -31,12 +31,6 @@ const OWN_FRAMES_SLACK: usize = 12;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StackId(u32);
 
-impl StackId {
-    /// Stands for a stack that was not captured, in a record that is never reported (the final
-    /// write of a cell that is freed at once). Never resolved.
-    pub const UNCAPTURED: StackId = StackId(u32::MAX);
-}
-
 struct Depot {
     ids: DashMap<Box<[usize]>, StackId, FastBuild>,
     stacks: RwLock<Vec<Box<[usize]>>>,

@@ -125,15 +125,15 @@ pub struct ChildSeed {
 
 thread_local! {
     static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
-    /// The current segment's key in the cells' caches of seen accesses (`seen`), or 0 before the thread
-    /// is registered or when the segment has no key.
-    static SEEN_KEY: Cell<u32> = const { Cell::new(0) };
+    /// The current segment's key in the cells' caches of seen accesses (`seen`), or `NO_KEY`
+    /// before the thread is registered or when the segment has no key.
+    static SEEN_KEY: Cell<u32> = const { Cell::new(crate::seen::NO_KEY) };
 }
 
-/// The calling thread's current segment as a `seen::key`, or 0. One thread-local read.
+/// The calling thread's current segment as a `seen::key`, or `seen::NO_KEY`. One thread-local read.
 #[inline]
 pub fn current_seen_key() -> u32 {
-    SEEN_KEY.try_with(Cell::get).unwrap_or(0)
+    SEEN_KEY.try_with(Cell::get).unwrap_or(crate::seen::NO_KEY)
 }
 
 /// Runs `f` on the calling thread's state, registering the thread on first use. Returns `None`
@@ -260,7 +260,7 @@ fn release_slot(slot: Slot, exit_epoch: Option<Epoch>, last_epoch: Epoch) {
 
 impl Drop for ThreadState {
     fn drop(&mut self) {
-        let _ = SEEN_KEY.try_with(|s| s.set(0));
+        let _ = SEEN_KEY.try_with(|s| s.set(crate::seen::NO_KEY));
         release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
     }
 }

@@ -31,7 +31,7 @@ impl<I: Clone> CellPolicy<I> for Alg3<I> {
         self.read = Some(cur.clone());
     }
 
-    fn write(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+    fn check_write(&self, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
         if let Some(w) = &self.write {
             if !now.covers(w.segment) {
                 race(RaceKind::Output, w);
@@ -42,6 +42,9 @@ impl<I: Clone> CellPolicy<I> for Alg3<I> {
                 race(RaceKind::Anti, r);
             }
         }
+    }
+
+    fn record_write(&mut self, cur: &Recorded<I>) {
         self.write = Some(cur.clone());
     }
 

@@ -40,7 +40,7 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
         self.reads.push(cur.clone());
     }
 
-    fn write(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+    fn check_write(&self, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
         if let Some(w) = &self.write {
             if !now.covers(w.segment) {
                 race(RaceKind::Output, w);
@@ -51,6 +51,9 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
                 race(RaceKind::Anti, r);
             }
         }
+    }
+
+    fn record_write(&mut self, cur: &Recorded<I>) {
         self.write = Some(cur.clone());
         self.reads.clear();
     }

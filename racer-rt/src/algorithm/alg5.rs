@@ -54,7 +54,7 @@ impl<I: Clone> CellPolicy<I> for Alg5<I> {
         self.entry(cur.segment.slot()).read = Some(cur.clone());
     }
 
-    fn write(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+    fn check_write(&self, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
         for w in self.slots.iter().filter_map(|e| e.write.as_ref()) {
             if !now.covers(w.segment) {
                 race(RaceKind::Output, w);
@@ -65,6 +65,9 @@ impl<I: Clone> CellPolicy<I> for Alg5<I> {
                 race(RaceKind::Anti, r);
             }
         }
+    }
+
+    fn record_write(&mut self, cur: &Recorded<I>) {
         self.entry(cur.segment.slot()).write = Some(cur.clone());
     }
 

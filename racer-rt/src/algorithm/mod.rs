@@ -41,7 +41,14 @@ pub struct Recorded<I> {
 /// every remembered access that conflicts with `cur` and is parallel to it, then update the state.
 pub trait CellPolicy<I: Clone>: Default {
     fn read(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>));
-    fn write(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>));
+    fn write(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+        self.check_write(now, race);
+        self.record_write(cur);
+    }
+    /// The check half of `write`: reports what a write by the owner of `now` races with.
+    fn check_write(&self, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>));
+    /// The update half of `write`: remembers `cur` as the last write.
+    fn record_write(&mut self, cur: &Recorded<I>);
     /// Number of segments remembered now (the paper's storage measure).
     fn segments(&self) -> usize;
     /// Bytes the state holds on the heap, outside its own `size_of`.
@@ -98,6 +105,16 @@ impl<I: Clone> AnyPolicy<I> {
             AnyPolicy::Alg3(p) => p.write(cur, now, race),
             AnyPolicy::Alg4(p) => p.write(cur, now, race),
             AnyPolicy::Alg5(p) => p.write(cur, now, race),
+        }
+    }
+
+    /// What a write would race with, without recording the write (the final write of a cell
+    /// about to be freed).
+    pub fn check_write(&self, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+        match self {
+            AnyPolicy::Alg3(p) => p.check_write(now, race),
+            AnyPolicy::Alg4(p) => p.check_write(now, race),
+            AnyPolicy::Alg5(p) => p.check_write(now, race),
         }
     }
 
