@@ -84,7 +84,7 @@ impl CellMeta {
     /// Checks an access of the cell by the calling thread.
     #[inline]
     pub fn access(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
-        if !self.seen.hit(kind, current_seen_key()) {
+        if !self.seen.contains(kind, current_seen_key()) {
             self.access_slow(kind, site, type_name, address);
         }
     }
@@ -92,9 +92,6 @@ impl CellMeta {
     #[cold]
     #[inline(never)]
     fn access_slow(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
-        if self.seen.contains(kind, current_seen_key()) {
-            return;
-        }
         with_current(|t| {
             let cur = Recorded {
                 segment: t.segment(),
