@@ -104,10 +104,7 @@ impl Drop for ThreadRef {
         let deferred = PENDING_DROPS
             .try_with(|pending| {
                 let Ok(mut pending) = pending.try_borrow_mut() else { return false };
-                pending.0.push(index);
-                if pending.0.len() >= DROP_BATCH {
-                    pending.apply();
-                }
+                pending.add(index);
                 true
             })
             .unwrap_or(false);
@@ -130,21 +127,43 @@ fn release(index: u32, n: u32) {
     drop(info);
 }
 
-/// Handle drops made by one thread and not yet applied to the counts. A record dropped on one
-/// core mostly names a thread that runs on another (the previous writer of a cell), whose count
-/// would otherwise move between the cores' caches on every drop; in a batch, each entry's count
-/// is changed once.
-struct PendingDrops(Vec<u32>);
+/// Handle drops made by one thread and not yet applied to the counts, as (entry, drops) pairs.
+/// A record dropped on one core mostly names a thread that runs on another (the previous
+/// writer of a cell), whose count would otherwise move between the cores' caches on every drop;
+/// here the drops of the few threads a thread meets add up, and each count changes once per
+/// batch.
+struct PendingDrops {
+    entries: [(u32, u32); PENDING_ENTRIES],
+    len: usize,
+}
 
-const DROP_BATCH: usize = 64;
+const PENDING_ENTRIES: usize = 8;
+/// Drops on one entry after which the batch is applied anyway, so a finished thread's entry is
+/// freed in good time.
+const MAX_PENDING: u32 = 1024;
 
 impl PendingDrops {
-    fn apply(&mut self) {
-        self.0.sort_unstable();
-        for same in self.0.chunk_by(|a, b| a == b) {
-            release(same[0], same.len() as u32);
+    fn add(&mut self, index: u32) {
+        let pending = &mut self.entries[..self.len];
+        if let Some(e) = pending.iter_mut().find(|e| e.0 == index) {
+            e.1 += 1;
+            if e.1 >= MAX_PENDING {
+                self.apply();
+            }
+            return;
         }
-        self.0.clear();
+        if self.len == PENDING_ENTRIES {
+            self.apply();
+        }
+        self.entries[self.len] = (index, 1);
+        self.len += 1;
+    }
+
+    fn apply(&mut self) {
+        for &(index, n) in &self.entries[..self.len] {
+            release(index, n);
+        }
+        self.len = 0;
     }
 }
 
@@ -155,7 +174,7 @@ impl Drop for PendingDrops {
 }
 
 thread_local! {
-    static PENDING_DROPS: RefCell<PendingDrops> = const { RefCell::new(PendingDrops(Vec::new())) };
+    static PENDING_DROPS: RefCell<PendingDrops> = const { RefCell::new(PendingDrops { entries: [(0, 0); PENDING_ENTRIES], len: 0 }) };
 }
 
 /// Applies the calling thread's pending drops now.
