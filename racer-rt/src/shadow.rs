@@ -98,24 +98,21 @@ impl CellMeta {
                 info: AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() },
             };
             let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
-            {
+            let (before, after) = {
                 let _shard = shard_lock(self as *const CellMeta as usize).lock();
                 // SAFETY: under the cell's shard lock.
                 let state = unsafe { &mut *self.state.get() };
-                let cell = state.get_or_insert_with(|| {
-                    let fresh = AnyPolicy::selected();
-                    stats::cell_tracked(&fresh);
-                    fresh
-                });
-                let before = stats::Footprint::of(cell);
+                let before = state.as_ref().map(stats::Footprint::of);
+                let cell = state.get_or_insert_with(AnyPolicy::selected);
                 let mut race = |k: RaceKind, prev: &Record| found.push((k, prev.clone()));
                 match kind {
                     AccessKind::Read => cell.read(&cur, &t.clock, &mut race),
                     AccessKind::Write => cell.write(&cur, &t.clock, &mut race),
                 }
-                stats::cell_changed(cell, before);
                 self.seen.remember(kind, seen::key(cur.segment), cell.algorithm());
-            }
+                (before, stats::Footprint::of(cell))
+            };
+            stats::cell_changed(before, after);
             for (race_kind, prev) in found {
                 crate::sink::race_found(t, race_kind, &prev, &cur, type_name, address);
             }

@@ -4,11 +4,13 @@
 //!
 //! The per-algorithm counters change on the shadow memory's slow path only (a cell first
 //! tracked, an access that went through a cell's state, a cell freed); the fast path never
-//! touches them. Each thread adds its changes in batches, so a snapshot is exact for the
-//! calling thread's changes and for threads that ended, and may lag by up to a batch per
-//! thread still running.
+//! touches them. Each thread adds its changes in batches; a snapshot first drains every
+//! thread's pending changes, so it counts every change made before it. Only the peak is
+//! sampled: it is the most seen when a batch was added.
 
-use std::cell::RefCell;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use crate::algorithm::ALGORITHMS;
@@ -137,12 +139,36 @@ impl Change {
 
 /// Changes made by one thread and not yet added to the global counters: the slow path of every
 /// thread would otherwise update the same counters, moving their cache lines between cores on
-/// each access. Added every `BATCH` changes, when the thread ends, and before the thread reads
-/// the statistics.
+/// each access. Added every `BATCH` changes, when the thread ends, and by every [`stats`] call,
+/// which drains the pending changes of every thread (see `REGISTRY`), so a snapshot counts
+/// every change made before it.
 #[derive(Default)]
 struct PendingChanges {
     changes: [Change; 3],
     count: usize,
+}
+
+/// The pending changes of every thread that has made any. A thread locks its own on each
+/// change (uncontended but for a `stats` call) and never takes the registry's lock meanwhile.
+static REGISTRY: Mutex<Vec<Arc<Mutex<PendingChanges>>>> = parking_lot::const_mutex(Vec::new());
+
+/// A thread's entry in `REGISTRY`, added when it first records a change and removed (after its
+/// changes are added) when it ends.
+struct Registered(Arc<Mutex<PendingChanges>>);
+
+impl Registered {
+    fn new() -> Registered {
+        let pending = Arc::new(Mutex::new(PendingChanges::default()));
+        REGISTRY.lock().push(pending.clone());
+        Registered(pending)
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.0.lock().add_all();
+        REGISTRY.lock().retain(|p| !Arc::ptr_eq(p, &self.0));
+    }
 }
 
 const BATCH: usize = 256;
@@ -156,19 +182,13 @@ impl PendingChanges {
     }
 }
 
-impl Drop for PendingChanges {
-    fn drop(&mut self) {
-        self.add_all();
-    }
-}
-
 thread_local! {
-    static PENDING: RefCell<PendingChanges> = RefCell::new(PendingChanges::default());
+    static PENDING: Registered = Registered::new();
 }
 
 fn record(algorithm: usize, change: Change) {
     let pending = PENDING.try_with(|p| {
-        let mut p = p.try_borrow_mut().ok()?;
+        let mut p = p.0.lock();
         let c = &mut p.changes[algorithm];
         c.cells += change.cells;
         c.segments += change.segments;
@@ -177,47 +197,42 @@ fn record(algorithm: usize, change: Change) {
         if p.count >= BATCH {
             p.add_all();
         }
-        Some(())
     });
-    if !matches!(pending, Ok(Some(()))) {
-        change.add_to(&COUNTERS[algorithm]);
+    if pending.is_err() {
+        change.add_to(&COUNTERS[algorithm]); // during the thread's end
     }
 }
 
 /// Bytes of shadow memory inside each cell; its state's heap allocations come on top.
 const ENTRY_BYTES: usize = std::mem::size_of::<CellMeta>();
 
-/// What one cell's state occupies, taken before an access to account for the change after it.
-#[derive(Debug, Clone, Copy)]
+/// What one cell's state occupies: taken before and after an access (under the cell's lock),
+/// and accounted for after the lock is released.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Footprint {
+    counters: usize,
     segments: usize,
     heap_bytes: usize,
 }
 
 impl Footprint {
     pub fn of(state: &CellState) -> Footprint {
-        Footprint { segments: state.segments(), heap_bytes: state.heap_bytes() }
+        Footprint { counters: counter_index(state), segments: state.segments(), heap_bytes: state.heap_bytes() }
     }
 }
 
-/// A cell got its (empty) shadow state.
-pub fn cell_tracked(state: &CellState) {
-    let bytes = (ENTRY_BYTES + state.heap_bytes()) as isize;
-    record(counter_index(state), Change { cells: 1, segments: 0, bytes });
-}
-
-/// A cell's state went from `before` to `state`.
-pub fn cell_changed(state: &CellState, before: Footprint) {
-    let after = Footprint::of(state);
-    if after.segments == before.segments && after.heap_bytes == before.heap_bytes {
-        return;
-    }
-    let i = counter_index(state);
+/// A cell's state went from `before` (`None`: the cell had none yet) to `after`.
+pub fn cell_changed(before: Option<Footprint>, after: Footprint) {
+    let (cells, before) = match before {
+        Some(before) if before == after => return,
+        Some(before) => (0, before),
+        None => (1, Footprint { heap_bytes: 0, segments: 0, ..after }),
+    };
     // Per cell, so exact at once; rarely a new maximum, so rarely written.
-    raise(&COUNTERS[i].max_on_cell, after.segments);
+    raise(&COUNTERS[after.counters].max_on_cell, after.segments);
     let segments = after.segments as isize - before.segments as isize;
-    let bytes = after.heap_bytes as isize - before.heap_bytes as isize;
-    record(i, Change { cells: 0, segments, bytes });
+    let bytes = after.heap_bytes as isize - before.heap_bytes as isize + cells * ENTRY_BYTES as isize;
+    record(after.counters, Change { cells, segments, bytes });
 }
 
 /// A cell's state was freed.
@@ -228,7 +243,9 @@ pub fn cell_forgotten(state: &CellState) {
 
 /// Reads the detector's storage statistics.
 pub fn stats() -> Stats {
-    let _ = PENDING.try_with(|p| p.try_borrow_mut().map(|mut p| p.add_all()));
+    for pending in REGISTRY.lock().iter() {
+        pending.lock().add_all();
+    }
     let (live_threads, slots) = crate::thread_state::slot_counts();
     let algorithms = std::array::from_fn(|i| {
         let c = &COUNTERS[i];
