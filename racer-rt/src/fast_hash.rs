@@ -1,5 +1,6 @@
-//! A small multiplicative hasher for the detector's own tables, whose keys are cell ids and
-//! instruction pointers: neither is attacker-chosen, and SipHash would dominate the lookup.
+//! A small multiplicative hasher for the detector's own tables, whose keys are instruction
+//! pointers, sync events and stack ids: none is attacker-chosen, and SipHash would dominate the
+//! lookup.
 
 use std::hash::{BuildHasher, Hasher};
 

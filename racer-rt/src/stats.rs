@@ -24,7 +24,8 @@ type CellState = AnyPolicy<AccessInfo>;
 pub struct Stats {
     /// Cells with shadow state.
     pub cells: usize,
-    /// Distinct stacks interned in the stack depot.
+    /// Distinct stacks interned in the stack depot (a stack counts once per access site and
+    /// last sync event it was captured with).
     pub stacks: usize,
     /// Threads holding a slot now, and slots ever made (the widest a vector clock can be).
     pub live_threads: usize,
