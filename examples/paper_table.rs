@@ -187,7 +187,7 @@ fn main() {
             a.peak_segments, a.max_segments_on_cell
         );
     }
-    println!("(these include the main thread's write when it drops a cell, counted just before the cell is freed)");
+    println!("(a cell's final write, when it is dropped, is checked against its state but not stored)");
     println!();
     println!("Planted races:                                      alg3     alg4     alg5");
     let yes = |b: bool| if b { "found" } else { "MISSED" };

@@ -4,9 +4,9 @@
 //!
 //! The per-algorithm counters change on the shadow memory's slow path only (a cell first
 //! tracked, an access that went through a cell's state, a cell freed); the fast path never
-//! touches them. Each thread adds its changes in batches; a snapshot first drains every
-//! thread's pending changes, so it counts every change made before it. Only the peak is
-//! sampled: it is the most seen when a batch was added.
+//! touches them. Each thread sums its own changes (see `ThreadSums`) and a snapshot adds up
+//! every thread's sums, so it counts every change made before it. Only the peak is sampled:
+//! every few hundred changes of a thread, when a thread ends and at every snapshot.
 
 use std::sync::Arc;
 
@@ -53,7 +53,8 @@ pub struct AlgorithmStats {
     /// Cells with shadow state under this algorithm now.
     pub cells: usize,
     /// Segments (remembered accesses) stored over all these cells now, and the most ever (as
-    /// seen each time a thread's batch of changes was added).
+    /// sampled: every few hundred slow-path changes of each thread, at each thread's end and at
+    /// each `stats` call).
     pub segments: usize,
     pub peak_segments: usize,
     /// The most segments one cell has ever held.
@@ -63,18 +64,62 @@ pub struct AlgorithmStats {
     pub shadow_bytes: usize,
 }
 
-/// Counters behind [`AlgorithmStats`].
-///
-/// Invariant: `cells`, `segments` and `bytes` are the sums over the cells of this algorithm,
-/// less the changes still held in threads' [`PendingChanges`]; `peak_segments` is the most
-/// `segments` ever held after a batch of changes was added. Each counter has its cache line.
-struct Counters {
-    cells: Padded<AtomicIsize>,
-    segments: Padded<AtomicIsize>,
-    peak_segments: Padded<AtomicUsize>,
-    max_on_cell: Padded<AtomicUsize>,
-    bytes: Padded<AtomicIsize>,
+/// One algorithm's sums over its cells: cells, segments and bytes.
+#[derive(Default)]
+struct Sums {
+    cells: AtomicIsize,
+    segments: AtomicIsize,
+    bytes: AtomicIsize,
 }
+
+impl Sums {
+    fn get(&self) -> [isize; 3] {
+        [&self.cells, &self.segments, &self.bytes].map(|a| a.load(Ordering::Relaxed))
+    }
+}
+
+/// The sums of the changes one thread made, per algorithm. Only that thread writes them, with a
+/// load and a store (no read-modify-write, no shared cache line: the slow path of every thread
+/// would otherwise update the same counters); [`stats`] reads them.
+#[derive(Default)]
+#[repr(align(64))]
+struct ThreadSums([Sums; 3]);
+
+/// Every thread's sums. Invariant: the statistics are `ended` plus the sums of every thread in
+/// `live`; a thread moves its sums from `live` to `ended` under the lock when it ends.
+struct Registry {
+    live: Vec<Arc<ThreadSums>>,
+    ended: [[isize; 3]; 3],
+}
+
+static REGISTRY: Mutex<Registry> = parking_lot::const_mutex(Registry { live: Vec::new(), ended: [[0; 3]; 3] });
+
+impl Registry {
+    /// Per algorithm: cells, segments, bytes.
+    fn totals(&self) -> [[isize; 3]; 3] {
+        let mut totals = self.ended;
+        for sums in &self.live {
+            for (total, s) in totals.iter_mut().zip(&sums.0) {
+                total.iter_mut().zip(s.get()).for_each(|(t, v)| *t += v);
+            }
+        }
+        totals
+    }
+
+    /// Takes a sample of the peak: the segments held now.
+    fn sample_peak(&self) -> [[isize; 3]; 3] {
+        let totals = self.totals();
+        for (peak, total) in PEAK_SEGMENTS.iter().zip(&totals) {
+            raise(peak, total[1].max(0) as usize);
+        }
+        totals
+    }
+}
+
+/// Per algorithm, the most segments held at once, as sampled (see [`record`]).
+static PEAK_SEGMENTS: [Padded<AtomicUsize>; 3] = [const { Padded(AtomicUsize::new(0)) }; 3];
+/// Per algorithm, the most segments one cell has held (exact: updated with the cell).
+static MAX_ON_CELL: [Padded<AtomicUsize>; 3] = [const { Padded(AtomicUsize::new(0)) }; 3];
 
 #[repr(align(64))]
 struct Padded<T>(T);
@@ -86,26 +131,12 @@ impl<T> std::ops::Deref for Padded<T> {
     }
 }
 
-impl Counters {
-    const fn new() -> Counters {
-        Counters {
-            cells: Padded(AtomicIsize::new(0)),
-            segments: Padded(AtomicIsize::new(0)),
-            peak_segments: Padded(AtomicUsize::new(0)),
-            max_on_cell: Padded(AtomicUsize::new(0)),
-            bytes: Padded(AtomicIsize::new(0)),
-        }
-    }
-}
-
 /// `fetch_max` that reads first: most updates are not a new maximum and then write nothing.
 fn raise(counter: &AtomicUsize, value: usize) {
     if value > counter.load(Ordering::Relaxed) {
         counter.fetch_max(value, Ordering::Relaxed);
     }
 }
-
-static COUNTERS: [Counters; 3] = [Counters::new(), Counters::new(), Counters::new()];
 
 fn index(algorithm: u8) -> Option<usize> {
     ALGORITHMS.iter().position(|&a| a == algorithm)
@@ -115,7 +146,7 @@ fn counter_index(state: &CellState) -> usize {
     index(state.algorithm()).expect("a cell state runs algorithm 3, 4 or 5")
 }
 
-/// One change to the counters of one algorithm.
+/// One change to the sums of one algorithm.
 #[derive(Debug, Clone, Copy, Default)]
 struct Change {
     cells: isize,
@@ -123,84 +154,60 @@ struct Change {
     bytes: isize,
 }
 
-impl Change {
-    fn add_to(self, c: &Counters) {
-        if self.cells != 0 {
-            c.cells.fetch_add(self.cells, Ordering::Relaxed);
-        }
-        if self.segments != 0 {
-            let now = c.segments.fetch_add(self.segments, Ordering::Relaxed) + self.segments;
-            raise(&c.peak_segments, now.max(0) as usize);
-        }
-        if self.bytes != 0 {
-            c.bytes.fetch_add(self.bytes, Ordering::Relaxed);
-        }
-    }
+/// A thread's entry in `REGISTRY`, made when it first records a change.
+struct Registered {
+    sums: Arc<ThreadSums>,
+    changes: std::cell::Cell<usize>,
 }
 
-/// Changes made by one thread and not yet added to the global counters: the slow path of every
-/// thread would otherwise update the same counters, moving their cache lines between cores on
-/// each access. Added every `BATCH` changes, when the thread ends, and by every [`stats`] call,
-/// which drains the pending changes of every thread (see `REGISTRY`), so a snapshot counts
-/// every change made before it.
-#[derive(Default)]
-struct PendingChanges {
-    changes: [Change; 3],
-    count: usize,
-}
-
-/// The pending changes of every thread that has made any. A thread locks its own on each
-/// change (uncontended but for a `stats` call) and never takes the registry's lock meanwhile.
-static REGISTRY: Mutex<Vec<Arc<Mutex<PendingChanges>>>> = parking_lot::const_mutex(Vec::new());
-
-/// A thread's entry in `REGISTRY`, added when it first records a change and removed (after its
-/// changes are added) when it ends.
-struct Registered(Arc<Mutex<PendingChanges>>);
+/// The peak is sampled every `PEAK_SAMPLE` changes of each thread, when a thread ends and on
+/// every `stats` call.
+const PEAK_SAMPLE: usize = 256;
 
 impl Registered {
     fn new() -> Registered {
-        let pending = Arc::new(Mutex::new(PendingChanges::default()));
-        REGISTRY.lock().push(pending.clone());
-        Registered(pending)
+        let sums = Arc::new(ThreadSums::default());
+        REGISTRY.lock().live.push(sums.clone());
+        Registered { sums, changes: std::cell::Cell::new(0) }
     }
 }
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        self.0.lock().add_all();
-        REGISTRY.lock().retain(|p| !Arc::ptr_eq(p, &self.0));
-    }
-}
-
-const BATCH: usize = 256;
-
-impl PendingChanges {
-    fn add_all(&mut self) {
-        for (change, counters) in self.changes.iter_mut().zip(&COUNTERS) {
-            std::mem::take(change).add_to(counters);
+        let mut registry = REGISTRY.lock();
+        registry.live.retain(|s| !Arc::ptr_eq(s, &self.sums));
+        for (ended, s) in registry.ended.iter_mut().zip(&self.sums.0) {
+            ended.iter_mut().zip(s.get()).for_each(|(e, v)| *e += v);
         }
-        self.count = 0;
+        registry.sample_peak();
     }
 }
 
 thread_local! {
-    static PENDING: Registered = Registered::new();
+    static MINE: Registered = Registered::new();
 }
 
 fn record(algorithm: usize, change: Change) {
-    let pending = PENDING.try_with(|p| {
-        let mut p = p.0.lock();
-        let c = &mut p.changes[algorithm];
-        c.cells += change.cells;
-        c.segments += change.segments;
-        c.bytes += change.bytes;
-        p.count += 1;
-        if p.count >= BATCH {
-            p.add_all();
+    let mine = MINE.try_with(|mine| {
+        let s = &mine.sums.0[algorithm];
+        for (sum, delta) in [(&s.cells, change.cells), (&s.segments, change.segments), (&s.bytes, change.bytes)] {
+            // Only this thread writes its sums.
+            sum.store(sum.load(Ordering::Relaxed) + delta, Ordering::Relaxed);
+        }
+        let n = mine.changes.get() + 1;
+        mine.changes.set(n);
+        if n % PEAK_SAMPLE == 0 {
+            REGISTRY.lock().sample_peak();
         }
     });
-    if pending.is_err() {
-        change.add_to(&COUNTERS[algorithm]); // during the thread's end
+    if mine.is_err() {
+        // The thread is ending and its entry is gone.
+        let mut registry = REGISTRY.lock();
+        let ended = &mut registry.ended[algorithm];
+        ended[0] += change.cells;
+        ended[1] += change.segments;
+        ended[2] += change.bytes;
+        registry.sample_peak();
     }
 }
 
@@ -230,7 +237,7 @@ pub fn cell_changed(before: Option<Footprint>, after: Footprint) {
         None => (1, Footprint { heap_bytes: 0, segments: 0, ..after }),
     };
     // Per cell, so exact at once; rarely a new maximum, so rarely written.
-    raise(&COUNTERS[after.counters].max_on_cell, after.segments);
+    raise(&MAX_ON_CELL[after.counters], after.segments);
     let segments = after.segments as isize - before.segments as isize;
     let bytes = after.heap_bytes as isize - before.heap_bytes as isize + cells * ENTRY_BYTES as isize;
     record(after.counters, Change { cells, segments, bytes });
@@ -244,19 +251,17 @@ pub fn cell_forgotten(state: &CellState) {
 
 /// Reads the detector's storage statistics.
 pub fn stats() -> Stats {
-    for pending in REGISTRY.lock().iter() {
-        pending.lock().add_all();
-    }
+    let totals = REGISTRY.lock().sample_peak();
     let (live_threads, slots) = crate::thread_state::slot_counts();
     let algorithms = std::array::from_fn(|i| {
-        let c = &COUNTERS[i];
+        let [cells, segments, bytes] = totals[i].map(|v| v.max(0) as usize);
         AlgorithmStats {
             algorithm: ALGORITHMS[i],
-            cells: c.cells.load(Ordering::Relaxed).max(0) as usize,
-            segments: c.segments.load(Ordering::Relaxed).max(0) as usize,
-            peak_segments: c.peak_segments.load(Ordering::Relaxed),
-            max_segments_on_cell: c.max_on_cell.load(Ordering::Relaxed),
-            shadow_bytes: c.bytes.load(Ordering::Relaxed).max(0) as usize,
+            cells,
+            segments,
+            peak_segments: PEAK_SEGMENTS[i].load(Ordering::Relaxed),
+            max_segments_on_cell: MAX_ON_CELL[i].load(Ordering::Relaxed),
+            shadow_bytes: bytes,
         }
     });
     Stats { cells: algorithms.iter().map(|a| a.cells).sum(), stacks: crate::stack::depot_len(), live_threads, slots, algorithms }
