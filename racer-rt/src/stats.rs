@@ -8,13 +8,13 @@
 //! every thread's sums, so it counts every change made before it. Only the peak is sampled:
 //! every few hundred changes of a thread, when a thread ends and at every snapshot.
 
+use std::cell::Cell;
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
-use crate::algorithm::ALGORITHMS;
-use crate::algorithm::AnyPolicy;
+use crate::algorithm::{AnyPolicy, ALGORITHMS};
 use crate::shadow::{AccessInfo, CellMeta};
 
 type CellState = AnyPolicy<AccessInfo>;
@@ -64,18 +64,12 @@ pub struct AlgorithmStats {
     pub shadow_bytes: usize,
 }
 
-/// One algorithm's sums over its cells: cells, segments and bytes.
-#[derive(Default)]
-struct Sums {
-    cells: AtomicIsize,
-    segments: AtomicIsize,
-    bytes: AtomicIsize,
-}
+/// One algorithm's sums over its cells, or a change to them: cells, segments, bytes.
+type Sums = [isize; 3];
+const SEGMENTS: usize = 1;
 
-impl Sums {
-    fn get(&self) -> [isize; 3] {
-        [&self.cells, &self.segments, &self.bytes].map(|a| a.load(Ordering::Relaxed))
-    }
+fn add(into: &mut Sums, change: Sums) {
+    into.iter_mut().zip(change).for_each(|(sum, delta)| *sum += delta);
 }
 
 /// The sums of the changes one thread made, per algorithm. Only that thread writes them, with a
@@ -83,34 +77,32 @@ impl Sums {
 /// would otherwise update the same counters); [`stats`] reads them.
 #[derive(Default)]
 #[repr(align(64))]
-struct ThreadSums([Sums; 3]);
+struct ThreadSums([[AtomicIsize; 3]; 3]);
+
+impl ThreadSums {
+    fn get(&self, algorithm: usize) -> Sums {
+        self.0[algorithm].each_ref().map(|a| a.load(Ordering::Relaxed))
+    }
+}
 
 /// Every thread's sums. Invariant: the statistics are `ended` plus the sums of every thread in
 /// `live`; a thread moves its sums from `live` to `ended` under the lock when it ends.
 struct Registry {
     live: Vec<Arc<ThreadSums>>,
-    ended: [[isize; 3]; 3],
+    ended: [Sums; 3],
 }
 
 static REGISTRY: Mutex<Registry> = parking_lot::const_mutex(Registry { live: Vec::new(), ended: [[0; 3]; 3] });
 
 impl Registry {
-    /// Per algorithm: cells, segments, bytes.
-    fn totals(&self) -> [[isize; 3]; 3] {
+    /// Per algorithm, the sums now; also takes a sample of the peak.
+    fn totals(&self) -> [Sums; 3] {
         let mut totals = self.ended;
         for sums in &self.live {
-            for (total, s) in totals.iter_mut().zip(&sums.0) {
-                total.iter_mut().zip(s.get()).for_each(|(t, v)| *t += v);
-            }
+            (0..3).for_each(|i| add(&mut totals[i], sums.get(i)));
         }
-        totals
-    }
-
-    /// Takes a sample of the peak: the segments held now.
-    fn sample_peak(&self) -> [[isize; 3]; 3] {
-        let totals = self.totals();
         for (peak, total) in PEAK_SEGMENTS.iter().zip(&totals) {
-            raise(peak, total[1].max(0) as usize);
+            raise(peak, total[SEGMENTS].max(0) as usize);
         }
         totals
     }
@@ -142,22 +134,14 @@ fn index(algorithm: u8) -> Option<usize> {
     ALGORITHMS.iter().position(|&a| a == algorithm)
 }
 
-fn counter_index(state: &CellState) -> usize {
+fn algorithm_index(state: &CellState) -> usize {
     index(state.algorithm()).expect("a cell state runs algorithm 3, 4 or 5")
-}
-
-/// One change to the sums of one algorithm.
-#[derive(Debug, Clone, Copy, Default)]
-struct Change {
-    cells: isize,
-    segments: isize,
-    bytes: isize,
 }
 
 /// A thread's entry in `REGISTRY`, made when it first records a change.
 struct Registered {
     sums: Arc<ThreadSums>,
-    changes: std::cell::Cell<usize>,
+    changes: Cell<usize>,
 }
 
 /// The peak is sampled every `PEAK_SAMPLE` changes of each thread, when a thread ends and on
@@ -168,7 +152,7 @@ impl Registered {
     fn new() -> Registered {
         let sums = Arc::new(ThreadSums::default());
         REGISTRY.lock().live.push(sums.clone());
-        Registered { sums, changes: std::cell::Cell::new(0) }
+        Registered { sums, changes: Cell::new(0) }
     }
 }
 
@@ -176,10 +160,8 @@ impl Drop for Registered {
     fn drop(&mut self) {
         let mut registry = REGISTRY.lock();
         registry.live.retain(|s| !Arc::ptr_eq(s, &self.sums));
-        for (ended, s) in registry.ended.iter_mut().zip(&self.sums.0) {
-            ended.iter_mut().zip(s.get()).for_each(|(e, v)| *e += v);
-        }
-        registry.sample_peak();
+        (0..3).for_each(|i| add(&mut registry.ended[i], self.sums.get(i)));
+        registry.totals();
     }
 }
 
@@ -187,27 +169,22 @@ thread_local! {
     static MINE: Registered = Registered::new();
 }
 
-fn record(algorithm: usize, change: Change) {
+fn record(algorithm: usize, change: Sums) {
     let mine = MINE.try_with(|mine| {
-        let s = &mine.sums.0[algorithm];
-        for (sum, delta) in [(&s.cells, change.cells), (&s.segments, change.segments), (&s.bytes, change.bytes)] {
+        for (sum, delta) in mine.sums.0[algorithm].iter().zip(change) {
             // Only this thread writes its sums.
             sum.store(sum.load(Ordering::Relaxed) + delta, Ordering::Relaxed);
         }
-        let n = mine.changes.get() + 1;
-        mine.changes.set(n);
-        if n % PEAK_SAMPLE == 0 {
-            REGISTRY.lock().sample_peak();
+        mine.changes.set(mine.changes.get() + 1);
+        if mine.changes.get() % PEAK_SAMPLE == 0 {
+            REGISTRY.lock().totals();
         }
     });
     if mine.is_err() {
         // The thread is ending and its entry is gone.
         let mut registry = REGISTRY.lock();
-        let ended = &mut registry.ended[algorithm];
-        ended[0] += change.cells;
-        ended[1] += change.segments;
-        ended[2] += change.bytes;
-        registry.sample_peak();
+        add(&mut registry.ended[algorithm], change);
+        registry.totals();
     }
 }
 
@@ -218,14 +195,14 @@ const ENTRY_BYTES: usize = std::mem::size_of::<CellMeta>();
 /// and accounted for after the lock is released.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Footprint {
-    counters: usize,
+    algorithm: usize,
     segments: usize,
     heap_bytes: usize,
 }
 
 impl Footprint {
     pub fn of(state: &CellState) -> Footprint {
-        Footprint { counters: counter_index(state), segments: state.segments(), heap_bytes: state.heap_bytes() }
+        Footprint { algorithm: algorithm_index(state), segments: state.segments(), heap_bytes: state.heap_bytes() }
     }
 }
 
@@ -237,21 +214,21 @@ pub fn cell_changed(before: Option<Footprint>, after: Footprint) {
         None => (1, Footprint { heap_bytes: 0, segments: 0, ..after }),
     };
     // Per cell, so exact at once; rarely a new maximum, so rarely written.
-    raise(&MAX_ON_CELL[after.counters], after.segments);
+    raise(&MAX_ON_CELL[after.algorithm], after.segments);
     let segments = after.segments as isize - before.segments as isize;
     let bytes = after.heap_bytes as isize - before.heap_bytes as isize + cells * ENTRY_BYTES as isize;
-    record(after.counters, Change { cells, segments, bytes });
+    record(after.algorithm, [cells, segments, bytes]);
 }
 
 /// A cell's state was freed.
 pub fn cell_forgotten(state: &CellState) {
     let bytes = (ENTRY_BYTES + state.heap_bytes()) as isize;
-    record(counter_index(state), Change { cells: -1, segments: -(state.segments() as isize), bytes: -bytes });
+    record(algorithm_index(state), [-1, -(state.segments() as isize), -bytes]);
 }
 
 /// Reads the detector's storage statistics.
 pub fn stats() -> Stats {
-    let totals = REGISTRY.lock().sample_peak();
+    let totals = REGISTRY.lock().totals();
     let (live_threads, slots) = crate::thread_state::slot_counts();
     let algorithms = std::array::from_fn(|i| {
         let [cells, segments, bytes] = totals[i].map(|v| v.max(0) as usize);
