@@ -53,13 +53,13 @@ pub fn set_history(frames: usize) {
 /// `after_sync`, and interns the three together.
 #[inline(never)]
 pub fn capture_access(site: &'static Location<'static>, after_sync: Option<SyncEventId>) -> StackId {
-    capture_tagged([site as *const Location<'static> as usize, SyncEventId::to_tag(after_sync)])
+    capture_tagged(site as *const Location<'static> as usize, SyncEventId::to_tag(after_sync))
 }
 
 /// Captures the calling thread's stack, unresolved, and interns it (with an empty tag).
 #[inline(never)]
 pub fn capture() -> StackId {
-    capture_tagged([0, 0])
+    capture_tagged(0, 0)
 }
 
 /// The access site a stack was captured for.
@@ -74,16 +74,19 @@ pub fn after_sync(id: StackId) -> Option<SyncEventId> {
     SyncEventId::from_tag(DEPOT.stacks.read()[id.0 as usize][1])
 }
 
-/// Captures the calling thread's stack, unresolved, behind `tag`, and interns it.
+/// Captures the calling thread's stack, unresolved, behind the tag words `site` and `sync`,
+/// and interns it. (Two words, not an array: an array built by the caller is read back as one
+/// 16-byte load that store forwarding cannot serve.)
 ///
 /// Builds with frame pointers (see `build.rs`) walk the frame-pointer chain: a few loads per
 /// frame. Other builds unwind with the DWARF tables, which costs microseconds; the result is
 /// the same list of return addresses either way.
 #[inline(never)]
-fn capture_tagged(tag: [usize; TAG_WORDS]) -> StackId {
+fn capture_tagged(site: usize, sync: usize) -> StackId {
     let limit = HISTORY.load(Ordering::Relaxed) + OWN_FRAMES_SLACK + TAG_WORDS;
     let mut ips: SmallVec<[usize; 48]> = SmallVec::new();
-    ips.extend_from_slice(&tag);
+    ips.push(site);
+    ips.push(sync);
     #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         if frame_walk::walk(frame_walk::frame_address(), &mut ips, limit) {
@@ -227,7 +230,7 @@ fn intern_recent(ips: &[usize]) -> StackId {
         }
         let entry = &mut recent[hash as usize % RECENT];
         match entry {
-            Some((h, stored, id)) if *h == hash && **stored == *ips => Some(*id),
+            Some((h, stored, id)) if *h == hash && same_words(stored, ips) => Some(*id),
             _ => {
                 let id = intern(ips);
                 *entry = Some((hash, ips.into(), id));
@@ -236,6 +239,13 @@ fn intern_recent(ips: &[usize]) -> StackId {
         }
     });
     memo.ok().flatten().unwrap_or_else(|| intern(ips))
+}
+
+/// `a == b`, word by word inline: stacks are a dozen words, too short to pay for `memcmp`'s
+/// call and dispatch.
+#[inline]
+fn same_words(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 fn intern(ips: &[usize]) -> StackId {
