@@ -89,8 +89,14 @@ fn capture_tagged(site: usize, sync: usize) -> StackId {
     ips.push(sync);
     #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
-        if frame_walk::walk(frame_walk::frame_address(), &mut ips, limit) {
-            return intern_recent(&ips);
+        let fp = frame_walk::frame_address();
+        if let Some(id) = last_at_site::unchanged(fp, site, sync, limit - TAG_WORDS) {
+            return id;
+        }
+        if frame_walk::walk(fp, &mut ips, limit) {
+            let id = intern_recent(&ips);
+            last_at_site::remember(&ips, id);
+            return id;
         }
         ips.truncate(TAG_WORDS);
     }
@@ -169,39 +175,129 @@ mod frame_walk {
         }
     }
 
-    /// Follows the chain of saved frame pointers from `fp`, pushing each frame's return address.
-    /// Every frame read must lie inside this thread's stack, above the previous one: a chain
-    /// that leaves the stack (the C code at the thread's base) ends the walk. Returns false when
-    /// the stack's bounds are unknown, and the caller unwinds instead.
+    /// The return addresses of the frame-pointer chain from `fp`, innermost first. Every frame
+    /// read must lie inside this thread's stack, above the previous one: a chain that leaves
+    /// the stack (the C code at the thread's base) ends there.
+    pub struct Frames {
+        fp: usize,
+        low: usize,
+        high: usize,
+    }
+
+    impl Frames {
+        /// `None` when the stack's bounds are unknown (the caller unwinds instead).
+        #[inline(always)]
+        pub fn from(fp: usize) -> Option<Frames> {
+            let (low, high) = stack_range()?;
+            Some(Frames { fp, low, high })
+        }
+    }
+
+    impl Iterator for Frames {
+        type Item = usize;
+
+        #[inline(always)]
+        fn next(&mut self) -> Option<usize> {
+            let word = std::mem::size_of::<usize>();
+            let fp = self.fp;
+            if fp < self.low || fp % word != 0 || fp > self.high - 2 * word {
+                return None;
+            }
+            // SAFETY: `fp` and `fp + word` lie inside this thread's mapped stack.
+            let (next, ret) = unsafe { (*(fp as *const usize), *((fp + word) as *const usize)) };
+            if ret == 0 {
+                return None;
+            }
+            // A chain that does not go up the stack ends after this frame.
+            self.fp = if next <= fp { 0 } else { next };
+            Some(ret)
+        }
+    }
+
+    /// Pushes the return addresses of the chain from `fp` until `ips` holds `limit` words.
+    /// Returns false when the stack's bounds are unknown.
     #[inline(always)]
-    pub fn walk(mut fp: usize, ips: &mut SmallVec<[usize; 48]>, limit: usize) -> bool {
-        let Some((low, high)) = stack_range() else { return false };
-        let word = std::mem::size_of::<usize>();
+    pub fn walk(fp: usize, ips: &mut SmallVec<[usize; 48]>, limit: usize) -> bool {
+        let Some(frames) = Frames::from(fp) else { return false };
         // Written through a raw pointer with the length in a register: `push` would reload and
         // store the length through memory on every frame.
         ips.reserve(limit.saturating_sub(ips.len()));
         let out = ips.as_mut_ptr();
         let mut len = ips.len();
-        while len < limit {
-            if fp < low || fp % word != 0 || fp > high - 2 * word {
-                break;
-            }
-            // SAFETY: `fp` and `fp + word` lie inside this thread's mapped stack.
-            let (next, ret) = unsafe { (*(fp as *const usize), *((fp + word) as *const usize)) };
-            if ret == 0 {
-                break;
-            }
+        for ret in frames.take(limit.saturating_sub(len)) {
             // SAFETY: `len < limit <= capacity`, reserved above.
             unsafe { out.add(len).write(ret) };
             len += 1;
-            if next <= fp {
-                break;
-            }
-            fp = next;
         }
         // SAFETY: the first `len` elements are initialised (the caller's, then the loop's).
         unsafe { ips.set_len(len) };
         true
+    }
+
+    /// Whether the chain from `fp`, cut at `limit` frames, is exactly `frames`: read and compared
+    /// in one pass, with nothing written or hashed.
+    #[inline(always)]
+    pub fn is_exactly(fp: usize, frames: &[usize], limit: usize) -> bool {
+        let Some(chain) = Frames::from(fp) else { return false };
+        let mut n = 0;
+        for ret in chain.take(limit) {
+            if frames.get(n) != Some(&ret) {
+                return false;
+            }
+            n += 1;
+        }
+        n == frames.len()
+    }
+}
+
+/// The stack last captured at an access site, per thread: an access site is mostly reached
+/// by one call path, so the next capture there only has to confirm the walk, frame by frame,
+/// without hashing it or looking it up.
+#[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod last_at_site {
+    use std::cell::RefCell;
+
+    use super::{StackId, TAG_WORDS};
+
+    const ENTRIES: usize = 8;
+
+    struct LastAtSite {
+        tag: [usize; TAG_WORDS],
+        frames: Vec<usize>,
+        id: StackId,
+    }
+
+    thread_local! {
+        static LAST: RefCell<[Option<LastAtSite>; ENTRIES]> = const { RefCell::new([const { None }; ENTRIES]) };
+    }
+
+    fn entry(site: usize) -> usize {
+        (site as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> (usize::BITS - 3)
+    }
+
+    /// The id of the stack last captured with this tag, if the chain from `fp` is that stack.
+    #[inline]
+    pub fn unchanged(fp: usize, site: usize, sync: usize, limit: usize) -> Option<StackId> {
+        LAST.try_with(|last| {
+            let last = last.try_borrow().ok()?;
+            let e = last[entry(site)].as_ref()?;
+            (e.tag == [site, sync] && super::frame_walk::is_exactly(fp, &e.frames, limit)).then_some(e.id)
+        })
+        .ok()
+        .flatten()
+    }
+
+    /// Remembers a stack just captured, `ips` being its tag words and frames.
+    pub fn remember(ips: &[usize], id: StackId) {
+        let _ = LAST.try_with(|last| {
+            let Ok(mut last) = last.try_borrow_mut() else { return };
+            let tag = [ips[0], ips[1]];
+            let e = last[entry(tag[0])].get_or_insert_with(|| LastAtSite { tag, frames: Vec::new(), id });
+            e.tag = tag;
+            e.id = id;
+            e.frames.clear();
+            e.frames.extend_from_slice(&ips[TAG_WORDS..]);
+        });
     }
 }
 
@@ -364,6 +460,10 @@ mod tests {
         assert_eq!(a[0], a[1]);
         assert_eq!(a[1], a[2]);
         assert_ne!(a[0], nested_capture(4), "a deeper stack is another stack");
+        // From one call site: a stack, another, then the first again.
+        let b: Vec<StackId> = [2, 4, 2].into_iter().map(nested_capture).collect();
+        assert_ne!(b[0], b[1]);
+        assert_eq!(b[0], b[2], "a stack is found again after another was captured at its site");
         assert_eq!(intern_recent(&[1, 2, 3]), intern_recent(&[1, 2, 3]));
         assert_ne!(intern_recent(&[1, 2, 3]), intern_recent(&[1, 2, 4]));
         let id = intern_recent(&[7, 8]);
