@@ -37,6 +37,8 @@ mod sink;
 #[cfg(feature = "race-detect")]
 mod stack;
 #[cfg(feature = "race-detect")]
+mod state_slots;
+#[cfg(feature = "race-detect")]
 mod stats;
 #[cfg(feature = "race-detect")]
 mod suppressions;

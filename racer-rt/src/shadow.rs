@@ -1,22 +1,23 @@
 //! Shadow memory: the detector's state for every `Shared` cell, and the access path that runs
 //! the per-cell policy on it.
 //!
-//! Each cell carries its own state inline (no global table to look it up in, no entry to
-//! allocate or remove); the state is guarded by one of a global array of shard locks, chosen
-//! by the cell's address. A cell can only move while nothing borrows it, so every access that
-//! can run concurrently with another picks the same shard. A new cell at a reused address
-//! starts with empty state, and a moved cell takes its state along.
+//! Each cell carries its seen-access cache and a pointer to its own state in a slot of
+//! `state_slots` (no global table to look it up in); the state is guarded by one of a global
+//! array of shard locks, chosen by the cell's address. A cell can only move while nothing
+//! borrows it, so every access that can run concurrently with another picks the same shard. A
+//! new cell starts with no state, and a moved cell takes its state along.
 
-use std::cell::UnsafeCell;
 use std::panic::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 use smallvec::SmallVec;
 
-use crate::algorithm::{AnyPolicy, Recorded};
+use crate::algorithm::Recorded;
 use crate::report::{AccessKind, RaceKind};
 use crate::seen::{self, SeenAccesses};
 use crate::stack::{self, StackId};
+use crate::state_slots::{self, StateBits};
 use crate::stats;
 use crate::thread_ref::ThreadRef;
 use crate::thread_state::{current_seen_key, with_current};
@@ -43,10 +44,6 @@ impl AccessInfo {
     }
 }
 
-/// The per-cell state: `None` until the cell's first checked access, then the policy selected
-/// at that time, for the rest of the cell's life.
-pub type CellState = Option<AnyPolicy<AccessInfo>>;
-
 /// Many more shards than cores: threads working on different cells rarely meet on one lock.
 const SHARDS: usize = 128;
 
@@ -62,23 +59,23 @@ fn shard_lock(address: usize) -> &'static Mutex<()> {
     &SHARD_LOCKS[(hash >> 57) as usize % SHARDS].0
 }
 
-/// The detector's part of a `Shared` cell: 64 bytes, all of its shadow memory while it has at
-/// most one read since its last write (more parallel reads spill to the heap).
+/// The detector's part of a `Shared` cell: 24 bytes, plus its state's 40-byte slot in
+/// `state_slots` once the cell is first checked. That is all of its shadow memory while it has
+/// at most one read since its last write (more parallel reads spill to the heap).
 ///
-/// Invariant: `state` is only touched under the cell's shard lock (or through `&mut self`);
-/// `seen` is updated under that lock, after the access went through `state`.
+/// Invariant: `state` is 0 until the cell's first checked access, then owns the cell's state
+/// (see `StateBits`) until the cell's last write frees it. It is set, and the state reached,
+/// only under the cell's shard lock (or through `&mut self`); `seen` is updated under that
+/// lock, after the access went through the state.
 #[derive(Debug)]
 pub struct CellMeta {
     seen: SeenAccesses,
-    state: UnsafeCell<CellState>,
+    state: AtomicUsize,
 }
-
-// SAFETY: `state` is only reached under the cell's shard lock (see the invariant).
-unsafe impl Sync for CellMeta {}
 
 impl CellMeta {
     pub const fn new() -> CellMeta {
-        CellMeta { seen: SeenAccesses::new(), state: UnsafeCell::new(None) }
+        CellMeta { seen: SeenAccesses::new(), state: AtomicUsize::new(0) }
     }
 
     /// Checks an access of the cell by the calling thread.
@@ -100,17 +97,23 @@ impl CellMeta {
             let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
             let (before, after) = {
                 let _shard = shard_lock(self as *const CellMeta as usize).lock();
-                // SAFETY: under the cell's shard lock.
-                let state = unsafe { &mut *self.state.get() };
-                let before = state.as_ref().map(stats::Footprint::of);
-                let cell = state.get_or_insert_with(AnyPolicy::selected);
+                let mut bits: StateBits = self.state.load(Ordering::Relaxed);
+                let is_new = bits == 0;
+                if is_new {
+                    bits = state_slots::new_state(crate::algorithm::selected());
+                    self.state.store(bits, Ordering::Relaxed);
+                }
+                let algorithm = state_slots::algorithm(bits);
+                // SAFETY: `bits` is the cell's live state, and we hold the cell's shard lock.
+                let cell = unsafe { state_slots::state_mut(bits) };
+                let before = (!is_new).then(|| stats::Footprint::of(cell, algorithm));
                 let mut race = |k: RaceKind, prev: &Record| found.push((k, prev.clone()));
                 match kind {
                     AccessKind::Read => cell.read(&cur, &t.clock, &mut race),
                     AccessKind::Write => cell.write(&cur, &t.clock, &mut race),
                 }
-                self.seen.remember(kind, seen::key(cur.segment), cell.algorithm());
-                (before, stats::Footprint::of(cell))
+                self.seen.remember(kind, seen::key(cur.segment), algorithm);
+                (before, stats::Footprint::of(cell, algorithm))
             };
             stats::cell_changed(before, after);
             for (race_kind, prev) in found {
@@ -123,7 +126,12 @@ impl CellMeta {
     /// state, which is then freed. Nothing keeps this access, so its stack is captured only
     /// when it races.
     pub fn last_write(&mut self, site: &'static Location<'static>, type_name: &'static str, address: usize) {
-        let Some(cell) = self.state.get_mut().take() else { return };
+        let bits = std::mem::take(self.state.get_mut());
+        if bits == 0 {
+            return;
+        }
+        // SAFETY: the cell's live state, reached through `&mut self`, and never again.
+        let cell = unsafe { state_slots::take_state(bits) };
         stats::cell_forgotten(&cell);
         let key = current_seen_key();
         if self.seen.contains(AccessKind::Write, key) {
@@ -149,11 +157,14 @@ mod tests {
     use super::*;
     use crate::algorithm::Alg4;
 
-    /// Offering Algorithms 3 and 5 must not make the default's cells bigger.
+    /// A single-reader cell's shadow state is 64 bytes: 24 in the cell, a 40-byte slot of
+    /// 16-byte records. Offering Algorithms 3 and 5 must not make the default's slot bigger.
     #[test]
-    fn a_cell_state_is_no_larger_than_algorithm_4s_plus_its_tag() {
+    fn a_single_reader_cell_has_64_bytes_of_shadow_state() {
         assert_eq!(std::mem::size_of::<Record>(), 16);
-        assert!(std::mem::size_of::<CellState>() <= std::mem::size_of::<Alg4<AccessInfo>>() + 8);
-        assert_eq!(std::mem::size_of::<CellMeta>(), 64);
+        assert_eq!(std::mem::size_of::<CellMeta>(), 24);
+        assert_eq!(state_slots::SLOT_BYTES, std::mem::size_of::<Alg4<AccessInfo>>());
+        assert_eq!(std::mem::size_of::<CellMeta>() + state_slots::SLOT_BYTES, 64);
+        assert_eq!(std::mem::size_of::<crate::Shared<u64>>(), 32);
     }
 }

@@ -14,10 +14,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::algorithm::{AnyPolicy, ALGORITHMS};
+use crate::algorithm::{AnyPolicy, CellPolicy, ALGORITHMS};
 use crate::shadow::{AccessInfo, CellMeta};
-
-type CellState = AnyPolicy<AccessInfo>;
 
 /// A snapshot of the detector's storage.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -59,8 +57,8 @@ pub struct AlgorithmStats {
     pub peak_segments: usize,
     /// The most segments one cell has ever held.
     pub max_segments_on_cell: usize,
-    /// Bytes of shadow memory now: the shadow part of each cell (`CellMeta`, 64 bytes) plus
-    /// what its state holds on the heap.
+    /// Bytes of shadow memory now: the shadow part of each cell (`CellMeta`, 24 bytes), its
+    /// state's 40-byte slot, and what the state holds on the heap.
     pub shadow_bytes: usize,
 }
 
@@ -134,8 +132,8 @@ fn index(algorithm: u8) -> Option<usize> {
     ALGORITHMS.iter().position(|&a| a == algorithm)
 }
 
-fn algorithm_index(state: &CellState) -> usize {
-    index(state.algorithm()).expect("a cell state runs algorithm 3, 4 or 5")
+fn algorithm_index(algorithm: u8) -> usize {
+    index(algorithm).expect("a cell state runs algorithm 3, 4 or 5")
 }
 
 /// A thread's entry in `REGISTRY`, made when it first records a change.
@@ -188,8 +186,9 @@ fn record(algorithm: usize, change: Sums) {
     }
 }
 
-/// Bytes of shadow memory inside each cell; its state's heap allocations come on top.
-const ENTRY_BYTES: usize = std::mem::size_of::<CellMeta>();
+/// Bytes of shadow memory of each cell: its part of the cell and its state's slot; what the
+/// state allocates on the heap comes on top.
+const ENTRY_BYTES: usize = std::mem::size_of::<CellMeta>() + crate::state_slots::SLOT_BYTES;
 
 /// What one cell's state occupies: taken before and after an access (under the cell's lock),
 /// and accounted for after the lock is released.
@@ -201,8 +200,8 @@ pub struct Footprint {
 }
 
 impl Footprint {
-    pub fn of(state: &CellState) -> Footprint {
-        Footprint { algorithm: algorithm_index(state), segments: state.segments(), heap_bytes: state.heap_bytes() }
+    pub fn of(state: &dyn CellPolicy<AccessInfo>, algorithm: u8) -> Footprint {
+        Footprint { algorithm: algorithm_index(algorithm), segments: state.segments(), heap_bytes: state.heap_bytes() }
     }
 }
 
@@ -221,9 +220,9 @@ pub fn cell_changed(before: Option<Footprint>, after: Footprint) {
 }
 
 /// A cell's state was freed.
-pub fn cell_forgotten(state: &CellState) {
+pub fn cell_forgotten(state: &AnyPolicy<AccessInfo>) {
     let bytes = (ENTRY_BYTES + state.heap_bytes()) as isize;
-    record(algorithm_index(state), [-1, -(state.segments() as isize), -bytes]);
+    record(algorithm_index(state.algorithm()), [-1, -(state.segments() as isize), -bytes]);
 }
 
 /// Reads the detector's storage statistics.

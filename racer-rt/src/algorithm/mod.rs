@@ -39,7 +39,7 @@ pub struct Recorded<I> {
 /// Contract: `read`/`write` are called with the accessing thread's current segment in `cur` and
 /// its vector clock in `now` (so `now.covers(cur.segment)`); they call `race(kind, previous)` for
 /// every remembered access that conflicts with `cur` and is parallel to it, then update the state.
-pub trait CellPolicy<I: Clone>: Default {
+pub trait CellPolicy<I: Clone> {
     fn read(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>));
     fn write(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
         self.check_write(now, race);
@@ -76,11 +76,6 @@ impl<I: Clone> AnyPolicy<I> {
             5 => AnyPolicy::Alg5(Alg5::default()),
             _ => AnyPolicy::Alg4(Alg4::default()),
         }
-    }
-
-    /// The empty state of the algorithm selected now.
-    pub fn selected() -> AnyPolicy<I> {
-        AnyPolicy::new(selected())
     }
 
     /// Which algorithm this state runs: 3, 4 or 5.
