@@ -9,7 +9,8 @@
 //! RACER_BENCH_QUICK=1 cargo bench --features race-detect ...   # 1/10 of the work, ~1 min
 //! ```
 //!
-//! Frame-pointer stack capture needs `RUSTFLAGS="-C force-frame-pointers=yes"` (docs/perf.md).
+//! Frame-pointer stack capture needs `-C force-frame-pointers=yes`, which this repository's
+//! `.cargo/config.toml` sets (README, "Performance").
 
 use std::cell::UnsafeCell;
 use std::hash::{DefaultHasher, Hasher};
