@@ -139,7 +139,7 @@ impl CellMeta {
         }
         with_current(|t| {
             let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
-            cell.check_write(&t.clock, &mut |k, prev| found.push((k, prev.clone())));
+            cell.policy().check_write(&t.clock, &mut |k, prev| found.push((k, prev.clone())));
             if found.is_empty() {
                 return;
             }

@@ -221,8 +221,8 @@ pub fn cell_changed(before: Option<Footprint>, after: Footprint) {
 
 /// A cell's state was freed.
 pub fn cell_forgotten(state: &AnyPolicy<AccessInfo>) {
-    let bytes = (ENTRY_BYTES + state.heap_bytes()) as isize;
-    record(algorithm_index(state.algorithm()), [-1, -(state.segments() as isize), -bytes]);
+    let gone = Footprint::of(state.policy(), state.algorithm());
+    record(gone.algorithm, [-1, -(gone.segments as isize), -((ENTRY_BYTES + gone.heap_bytes) as isize)]);
 }
 
 /// Reads the detector's storage statistics.

@@ -320,18 +320,18 @@ pub fn replay(trace: &[Event], algorithm: u8, same_segment_filter: bool) -> Resu
                     out.races.push(ReportedRace { cell, previous: prev.info, current: i, kind })
                 };
                 if write {
-                    state.policy.write(&cur, now, &mut report);
+                    state.policy.policy_mut().write(&cur, now, &mut report);
                 } else {
-                    state.policy.read(&cur, now, &mut report);
+                    state.policy.policy_mut().read(&cur, now, &mut report);
                 }
                 state.seen.remember(kind, key, algorithm);
-                let held = state.policy.segments();
+                let held = state.policy.policy().segments();
                 let max = out.max_segments.entry(cell).or_default();
                 *max = (*max).max(held);
             }
         }
     }
-    out.final_segments = cells.iter().map(|(&cell, s)| (cell, s.policy.segments())).collect();
+    out.final_segments = cells.iter().map(|(&cell, s)| (cell, s.policy.policy().segments())).collect();
     Ok(out)
 }
 

@@ -87,45 +87,20 @@ impl<I: Clone> AnyPolicy<I> {
         }
     }
 
-    pub fn read(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+    /// The state, to run as its algorithm.
+    pub fn policy(&self) -> &dyn CellPolicy<I> {
         match self {
-            AnyPolicy::Alg3(p) => p.read(cur, now, race),
-            AnyPolicy::Alg4(p) => p.read(cur, now, race),
-            AnyPolicy::Alg5(p) => p.read(cur, now, race),
+            AnyPolicy::Alg3(p) => p,
+            AnyPolicy::Alg4(p) => p,
+            AnyPolicy::Alg5(p) => p,
         }
     }
 
-    pub fn write(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+    pub fn policy_mut(&mut self) -> &mut dyn CellPolicy<I> {
         match self {
-            AnyPolicy::Alg3(p) => p.write(cur, now, race),
-            AnyPolicy::Alg4(p) => p.write(cur, now, race),
-            AnyPolicy::Alg5(p) => p.write(cur, now, race),
-        }
-    }
-
-    /// What a write would race with, without recording the write (the final write of a cell
-    /// about to be freed).
-    pub fn check_write(&self, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
-        match self {
-            AnyPolicy::Alg3(p) => p.check_write(now, race),
-            AnyPolicy::Alg4(p) => p.check_write(now, race),
-            AnyPolicy::Alg5(p) => p.check_write(now, race),
-        }
-    }
-
-    pub fn segments(&self) -> usize {
-        match self {
-            AnyPolicy::Alg3(p) => p.segments(),
-            AnyPolicy::Alg4(p) => p.segments(),
-            AnyPolicy::Alg5(p) => p.segments(),
-        }
-    }
-
-    pub fn heap_bytes(&self) -> usize {
-        match self {
-            AnyPolicy::Alg3(p) => p.heap_bytes(),
-            AnyPolicy::Alg4(p) => p.heap_bytes(),
-            AnyPolicy::Alg5(p) => p.heap_bytes(),
+            AnyPolicy::Alg3(p) => p,
+            AnyPolicy::Alg4(p) => p,
+            AnyPolicy::Alg5(p) => p,
         }
     }
 }
