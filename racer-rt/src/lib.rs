@@ -16,6 +16,8 @@ pub use disabled::{check, sync, thread, Shared, ENABLED};
 
 #[cfg(feature = "race-detect")]
 mod algorithm;
+#[cfg(all(feature = "race-detect", target_os = "linux", target_arch = "x86_64"))]
+mod cfi_walk;
 #[cfg(feature = "race-detect")]
 mod clock;
 #[cfg(feature = "race-detect")]

@@ -78,22 +78,29 @@ pub fn after_sync(id: StackId) -> Option<SyncEventId> {
 /// and interns it. (Two words, not an array: an array built by the caller is read back as one
 /// 16-byte load that store forwarding cannot serve.)
 ///
-/// Builds with frame pointers (see `build.rs`) walk the frame-pointer chain: a few loads per
-/// frame. Other builds unwind with the DWARF tables, which costs microseconds; the result is
-/// the same list of return addresses either way.
+/// On x86_64 Linux the stack is walked with cached CFI rules (`cfi_walk`): a cache probe and a
+/// few loads per frame, with or without frame pointers. Elsewhere it is unwound with the
+/// `backtrace` crate, which costs microseconds; the result is the same list of return
+/// addresses either way. The stack last captured at the same site is confirmed frame by frame
+/// while walking, with nothing written or hashed.
 #[inline(never)]
 fn capture_tagged(site: usize, sync: usize) -> StackId {
     let limit = HISTORY.load(Ordering::Relaxed) + OWN_FRAMES_SLACK + TAG_WORDS;
     let mut ips: SmallVec<[usize; 48]> = SmallVec::new();
     ips.push(site);
     ips.push(sync);
-    #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     {
-        let fp = frame_walk::frame_address();
-        if let Some(id) = last_at_site::unchanged(fp, site, sync, limit - TAG_WORDS) {
+        let confirmed = last_at_site::with_last(site, sync, |frames| {
+            crate::cfi_walk::with_frames(|walk| is_exactly(walk, frames, limit - TAG_WORDS))
+        });
+        if let Some(id) = confirmed {
             return id;
         }
-        if frame_walk::walk(fp, &mut ips, limit) {
+        if let Some(true) = crate::cfi_walk::with_frames(|walk| {
+            push_frames(walk, &mut ips, limit);
+            walk.complete() || ips.len() == limit
+        }) {
             let id = intern_recent(&ips);
             last_at_site::remember(&ips, id);
             return id;
@@ -119,141 +126,78 @@ fn unwind(ips: &mut SmallVec<[usize; 48]>, limit: usize) {
     backtrace::trace(&mut record);
 }
 
-/// Frame-pointer walking, for builds where every frame keeps the frame pointer.
-#[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
-mod frame_walk {
-    use std::cell::Cell;
-
-    use smallvec::SmallVec;
-
-    /// The frame pointer of the function this is inlined into.
-    #[inline(always)]
-    pub fn frame_address() -> usize {
-        let fp: usize;
-        // SAFETY: reads a register, touches no memory.
-        unsafe {
-            #[cfg(target_arch = "x86_64")]
-            std::arch::asm!("mov {}, rbp", out(reg) fp, options(nomem, nostack, preserves_flags));
-            #[cfg(target_arch = "aarch64")]
-            std::arch::asm!("mov {}, x29", out(reg) fp, options(nomem, nostack, preserves_flags));
-        }
-        fp
+/// Pushes return addresses from `frames` until `ips` holds `limit` words.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[inline(always)]
+fn push_frames(frames: &mut impl Iterator<Item = usize>, ips: &mut SmallVec<[usize; 48]>, limit: usize) {
+    // Written through a raw pointer with the length in a register: `push` would reload and
+    // store the length through memory on every frame.
+    ips.reserve(limit.saturating_sub(ips.len()));
+    let out = ips.as_mut_ptr();
+    let mut len = ips.len();
+    for ret in frames.take(limit.saturating_sub(len)) {
+        // SAFETY: `len < limit <= capacity`, reserved above.
+        unsafe { out.add(len).write(ret) };
+        len += 1;
     }
+    // SAFETY: the first `len` elements are initialised (the caller's, then the loop's).
+    unsafe { ips.set_len(len) };
+}
 
+/// Whether `chain`, cut at `limit` frames, is exactly `frames`: read and compared in one pass.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[inline(always)]
+fn is_exactly(chain: &mut crate::cfi_walk::Frames<'_>, frames: &[usize], limit: usize) -> bool {
+    let mut n = 0;
+    for ret in chain.take(limit) {
+        if frames.get(n) != Some(&ret) {
+            return false;
+        }
+        n += 1;
+    }
+    n == frames.len() && (chain.complete() || n == limit)
+}
+
+/// The calling thread's stack, `[low, high)`, or `None` when it cannot be known.
+#[cfg(target_os = "linux")]
+pub fn stack_range() -> Option<(usize, usize)> {
     thread_local! {
-        /// The calling thread's stack, `[low, high)`; `(0, 0)` until looked up, `(1, 1)` when
-        /// it cannot be known.
-        static STACK_RANGE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+        /// `(0, 0)` until looked up, `(1, 1)` when it cannot be known.
+        static STACK_RANGE: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
     }
-
-    fn stack_range() -> Option<(usize, usize)> {
-        let range = STACK_RANGE.try_with(|r| {
-            if r.get().0 == 0 {
-                r.set(query_stack_range().unwrap_or((1, 1)));
-            }
-            r.get()
-        });
-        match range {
-            Ok((low, high)) if low < high => Some((low, high)),
-            _ => None,
+    let range = STACK_RANGE.try_with(|r| {
+        if r.get().0 == 0 {
+            r.set(query_stack_range().unwrap_or((1, 1)));
         }
+        r.get()
+    });
+    match range {
+        Ok((low, high)) if low < high => Some((low, high)),
+        _ => None,
     }
+}
 
-    fn query_stack_range() -> Option<(usize, usize)> {
-        // SAFETY: `attr` is initialised by `pthread_getattr_np` before it is read, and
-        // destroyed once.
-        unsafe {
-            let mut attr: libc::pthread_attr_t = std::mem::zeroed();
-            if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
-                return None;
-            }
-            let mut base: *mut libc::c_void = std::ptr::null_mut();
-            let mut size: libc::size_t = 0;
-            let ok = libc::pthread_attr_getstack(&attr, &mut base, &mut size) == 0;
-            libc::pthread_attr_destroy(&mut attr);
-            (ok && !base.is_null()).then(|| (base as usize, base as usize + size))
+#[cfg(target_os = "linux")]
+fn query_stack_range() -> Option<(usize, usize)> {
+    // SAFETY: `attr` is initialised by `pthread_getattr_np` before it is read, and
+    // destroyed once.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return None;
         }
-    }
-
-    /// The return addresses of the frame-pointer chain from `fp`, innermost first. Every frame
-    /// read must lie inside this thread's stack, above the previous one: a chain that leaves
-    /// the stack (the C code at the thread's base) ends there.
-    pub struct Frames {
-        fp: usize,
-        low: usize,
-        high: usize,
-    }
-
-    impl Frames {
-        /// `None` when the stack's bounds are unknown (the caller unwinds instead).
-        #[inline(always)]
-        pub fn from(fp: usize) -> Option<Frames> {
-            let (low, high) = stack_range()?;
-            Some(Frames { fp, low, high })
-        }
-    }
-
-    impl Iterator for Frames {
-        type Item = usize;
-
-        #[inline(always)]
-        fn next(&mut self) -> Option<usize> {
-            let word = std::mem::size_of::<usize>();
-            let fp = self.fp;
-            if fp < self.low || fp % word != 0 || fp > self.high - 2 * word {
-                return None;
-            }
-            // SAFETY: `fp` and `fp + word` lie inside this thread's mapped stack.
-            let (next, ret) = unsafe { (*(fp as *const usize), *((fp + word) as *const usize)) };
-            if ret == 0 {
-                return None;
-            }
-            // A chain that does not go up the stack ends after this frame.
-            self.fp = if next <= fp { 0 } else { next };
-            Some(ret)
-        }
-    }
-
-    /// Pushes the return addresses of the chain from `fp` until `ips` holds `limit` words.
-    /// Returns false when the stack's bounds are unknown.
-    #[inline(always)]
-    pub fn walk(fp: usize, ips: &mut SmallVec<[usize; 48]>, limit: usize) -> bool {
-        let Some(frames) = Frames::from(fp) else { return false };
-        // Written through a raw pointer with the length in a register: `push` would reload and
-        // store the length through memory on every frame.
-        ips.reserve(limit.saturating_sub(ips.len()));
-        let out = ips.as_mut_ptr();
-        let mut len = ips.len();
-        for ret in frames.take(limit.saturating_sub(len)) {
-            // SAFETY: `len < limit <= capacity`, reserved above.
-            unsafe { out.add(len).write(ret) };
-            len += 1;
-        }
-        // SAFETY: the first `len` elements are initialised (the caller's, then the loop's).
-        unsafe { ips.set_len(len) };
-        true
-    }
-
-    /// Whether the chain from `fp`, cut at `limit` frames, is exactly `frames`: read and compared
-    /// in one pass, with nothing written or hashed.
-    #[inline(always)]
-    pub fn is_exactly(fp: usize, frames: &[usize], limit: usize) -> bool {
-        let Some(chain) = Frames::from(fp) else { return false };
-        let mut n = 0;
-        for ret in chain.take(limit) {
-            if frames.get(n) != Some(&ret) {
-                return false;
-            }
-            n += 1;
-        }
-        n == frames.len()
+        let mut base: *mut libc::c_void = std::ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let ok = libc::pthread_attr_getstack(&attr, &mut base, &mut size) == 0;
+        libc::pthread_attr_destroy(&mut attr);
+        (ok && !base.is_null()).then(|| (base as usize, base as usize + size))
     }
 }
 
 /// The stack last captured at an access site, per thread: an access site is mostly reached
 /// by one call path, so the next capture there only has to confirm the walk, frame by frame,
 /// without hashing it or looking it up.
-#[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod last_at_site {
     use std::cell::RefCell;
 
@@ -275,13 +219,13 @@ mod last_at_site {
         (site as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> (usize::BITS - 3)
     }
 
-    /// The id of the stack last captured with this tag, if the chain from `fp` is that stack.
-    #[inline]
-    pub fn unchanged(fp: usize, site: usize, sync: usize, limit: usize) -> Option<StackId> {
+    /// The id of the stack last captured with this tag, if `confirm` accepts its frames.
+    #[inline(always)]
+    pub fn with_last(site: usize, sync: usize, confirm: impl FnOnce(&[usize]) -> Option<bool>) -> Option<StackId> {
         LAST.try_with(|last| {
             let last = last.try_borrow().ok()?;
             let e = last[entry(site)].as_ref()?;
-            (e.tag == [site, sync] && super::frame_walk::is_exactly(fp, &e.frames, limit)).then_some(e.id)
+            (e.tag == [site, sync] && confirm(&e.frames)?).then_some(e.id)
         })
         .ok()
         .flatten()
@@ -418,20 +362,27 @@ pub fn depot_len() -> usize {
 mod tests {
     use super::*;
 
-    /// Both capture methods from the same frame: (frame walk, unwinding), each from the caller.
-    #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+    /// Both capture methods from the same frame: (CFI walk, unwinding), each from the caller.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     #[inline(never)]
-    fn both() -> (Vec<usize>, Vec<usize>) {
+    fn both() -> (Vec<usize>, Vec<usize>, bool) {
         let mut unwound = SmallVec::new();
         unwind(&mut unwound, 64);
+        // The unwinder ends with the outermost frame's undefined return address, as 0.
+        while unwound.last() == Some(&0) {
+            unwound.pop();
+        }
         let mut walked: SmallVec<[usize; 48]> = SmallVec::new();
-        assert!(frame_walk::walk(frame_walk::frame_address(), &mut walked, 64));
-        (walked.to_vec(), unwound.to_vec())
+        let complete = crate::cfi_walk::with_frames(|w| {
+            push_frames(w, &mut walked, 64);
+            w.complete()
+        });
+        (walked.to_vec(), unwound.to_vec(), complete.expect("the walk runs on a test thread"))
     }
 
-    #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     #[inline(never)]
-    fn nested(depth: usize) -> (Vec<usize>, Vec<usize>) {
+    fn nested(depth: usize) -> (Vec<usize>, Vec<usize>, bool) {
         if depth == 0 {
             both()
         } else {
@@ -440,18 +391,31 @@ mod tests {
         }
     }
 
-    /// The frame walk must see exactly the frames the unwinder sees, from the caller of the
-    /// capturing function down to the thread's entry (the unwinder also lists its own frames
-    /// first, and the C frame below the thread's entry last).
-    #[cfg(all(racer_frame_pointers, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+    /// The CFI walk must see exactly the frames the system unwinder sees, from the caller of the
+    /// capturing function to the thread's outermost frame (the unwinder also lists its own
+    /// frames first). The same holds in builds with and without frame pointers, so reports are
+    /// the same in both.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     #[test]
-    fn frame_walk_matches_unwinding() {
-        let (walked, unwound) = nested(3);
+    fn cfi_walk_matches_unwinding() {
+        for round in 0..2 {
+            let (walked, unwound, complete) = nested(3);
+            let start = unwound.iter().position(|&ip| ip == walked[0]).expect("the walk's first frame is unwound too");
+            let rest = &unwound[start..];
+            assert!(complete, "round {round}: the walk reached the thread's outermost frame");
+            assert_eq!(walked[..], rest[..], "round {round} (1: every rule from the cache)");
+            assert!(walked.len() >= 6, "the nested frames and the test harness's are all there");
+        }
+    }
+
+    /// A thread racer's cache has never seen walks as far as one whose rules are all cached.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn cfi_walk_matches_unwinding_on_a_new_thread() {
+        let (walked, unwound, complete) = std::thread::spawn(|| nested(5)).join().unwrap();
         let start = unwound.iter().position(|&ip| ip == walked[0]).expect("the walk's first frame is unwound too");
-        let rest = &unwound[start..];
-        assert!(walked.len() + 2 >= rest.len(), "walk stopped early: {walked:x?} vs {rest:x?}");
-        assert_eq!(walked[..], rest[..walked.len()]);
-        assert!(walked.len() >= 6, "the nested frames and the test harness's are all there");
+        assert!(complete);
+        assert_eq!(walked[..], unwound[start..]);
     }
 
     #[test]
