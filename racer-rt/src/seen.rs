@@ -48,13 +48,6 @@ fn key_slot(key: u32) -> u32 {
     (key & !WRITE_BIT) >> KEY_EPOCH_BITS
 }
 
-fn entry(kind: AccessKind, key: u32) -> u32 {
-    match kind {
-        AccessKind::Read => key,
-        AccessKind::Write => key | WRITE_BIT,
-    }
-}
-
 /// The cache of one cell.
 ///
 /// Invariant: an entry holds `key | WRITE_BIT` only if segment `key` made the cell's last

@@ -158,13 +158,36 @@ fn is_exactly(chain: &mut crate::cfi_walk::Frames<'_>, frames: &[usize], limit: 
     n == frames.len() && (chain.complete() || n == limit)
 }
 
+#[cfg(target_os = "linux")]
+thread_local! {
+    /// The part of the calling thread's stack a walk reads, `[low, high)`: `(0, 0)` until
+    /// looked up, `(1, 1)` when it cannot be known.
+    static STACK_RANGE: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Ends every later walk of the calling thread's stack at the frame holding `address` (a local
+/// of the function that runs a racer thread's closure). Frames further out are the thread
+/// start's, the same for every access, and never shown in a report; not walking them makes a
+/// capture on a racer thread cost its user frames only.
+pub fn set_walk_ceiling(address: usize) {
+    #[cfg(target_os = "linux")]
+    if let Some((low, high)) = stack_range() {
+        let _ = STACK_RANGE.try_with(|r| r.set((low, high.min(address))));
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = address;
+}
+
+/// Lets walks of the calling thread's stack reach its base again: the thread's closure has
+/// returned, and thread-local destructors run further out than its ceiling.
+pub fn clear_walk_ceiling() {
+    #[cfg(target_os = "linux")]
+    let _ = STACK_RANGE.try_with(|r| r.set((0, 0)));
+}
+
 /// The calling thread's stack, `[low, high)`, or `None` when it cannot be known.
 #[cfg(target_os = "linux")]
 pub fn stack_range() -> Option<(usize, usize)> {
-    thread_local! {
-        /// `(0, 0)` until looked up, `(1, 1)` when it cannot be known.
-        static STACK_RANGE: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
-    }
     let range = STACK_RANGE.try_with(|r| {
         if r.get().0 == 0 {
             r.set(query_stack_range().unwrap_or((1, 1)));

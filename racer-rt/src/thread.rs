@@ -96,12 +96,16 @@ fn run_child<T>(seed: Option<ChildSeed>, exits: Vec<Arc<SyncClock>>, site: &'sta
                 t.exited(posted);
             });
             PARK_CLOCKS.remove(&std::thread::current().id());
+            crate::stack::clear_walk_ceiling();
         }
     }
     if let Some(seed) = seed {
         seed.install();
     }
     let _exit = Exit(exits, site);
+    // Stack walks of this thread end here (see `stack::set_walk_ceiling`).
+    let ceiling = 0u8;
+    crate::stack::set_walk_ceiling(std::hint::black_box(&ceiling) as *const u8 as usize);
     f()
 }
 
