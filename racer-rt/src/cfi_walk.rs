@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use gimli::{BaseAddresses, CfaRule, EhFrame, EhFrameHdr, EndianSlice, NativeEndian, ParsedEhFrameHdr, RegisterRule, UnwindContext, UnwindSection, X86_64};
 use once_cell::sync::Lazy;
 use parking_lot::RwLock;
+use smallvec::SmallVec;
 
 use crate::fast_hash::FastBuild;
 
@@ -154,11 +155,14 @@ fn shared_rule(key: usize) -> Rule {
     rule
 }
 
-const CACHED: usize = 1024;
+/// Sets of the per-thread cache, and entries per set: one 64-byte line each.
+const SETS: usize = 256;
+const WAYS: usize = 4;
 
-/// A thread's direct-mapped cache of rules by return address. Entry 0 of a slot means empty
-/// (no return address is 0).
-struct RuleCache(Box<[(usize, Rule); CACHED]>);
+/// A thread's cache of rules by return address, `WAYS`-way set associative: a walk's dozen
+/// addresses often share a set, and a direct-mapped cache would let two of them evict each
+/// other on every walk. Key 0 marks an empty entry (no return address is 0).
+struct RuleCache(Box<[[(usize, Rule); WAYS]; SETS]>);
 
 impl RuleCache {
     /// Out of line and built on the heap: an array built inline would make every walk's frame
@@ -166,18 +170,27 @@ impl RuleCache {
     #[cold]
     #[inline(never)]
     fn new() -> RuleCache {
-        let entries: Box<[(usize, Rule)]> = vec![(0, Rule::UNKNOWN); CACHED].into_boxed_slice();
-        RuleCache(entries.try_into().expect("CACHED entries"))
+        let sets: Box<[[(usize, Rule); WAYS]]> = vec![[(0, Rule::UNKNOWN); WAYS]; SETS].into_boxed_slice();
+        RuleCache(sets.try_into().expect("SETS sets"))
     }
 
     #[inline(always)]
     fn get(&mut self, key: usize) -> Rule {
-        let i = (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> (usize::BITS - CACHED.trailing_zeros());
-        let entry = &mut self.0[i];
-        if entry.0 != key {
-            *entry = (key, shared_rule(key));
+        let i = (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> (usize::BITS - SETS.trailing_zeros());
+        let set = &mut self.0[i];
+        match set.iter().find(|e| e.0 == key) {
+            Some(e) => e.1,
+            None => Self::fill(set, key),
         }
-        entry.1
+    }
+
+    /// Puts the rule of `key` first in its set, the oldest entry leaving.
+    #[cold]
+    fn fill(set: &mut [(usize, Rule); WAYS], key: usize) -> Rule {
+        let rule = shared_rule(key);
+        set.rotate_right(1);
+        set[0] = (key, rule);
+        rule
     }
 }
 
@@ -185,10 +198,55 @@ thread_local! {
     static CACHE: RefCell<Option<RuleCache>> = const { RefCell::new(None) };
 }
 
-/// The return addresses of the calling thread's stack, innermost first, from the walk's start
-/// (see [`with_frames`]). Ends at the outermost frame, at a frame outside the thread's stack,
-/// or at code it has no rule for (then `complete` is false).
-pub struct Frames<'c> {
+/// The registers a walk starts from: an instruction address in the function that captures,
+/// and the stack and frame pointers there.
+#[derive(Debug, Clone, Copy)]
+pub struct Start {
+    pc: usize,
+    sp: usize,
+    bp: usize,
+}
+
+impl Start {
+    /// Whether a walk from `self` that read `reads` goes exactly as one from `other` would.
+    pub fn walks_as(&self, other: &Start, reads: &Reads) -> bool {
+        self.pc == other.pc && self.sp == other.sp && (!reads.used_start_bp || self.bp == other.bp)
+    }
+
+    /// The registers where this is inlined. The walk's first frame is then the caller of the
+    /// function it is inlined into.
+    #[inline(always)]
+    pub fn here() -> Start {
+        let (pc, sp, bp): (usize, usize, usize);
+        // SAFETY: reads three registers, touches no memory. `pc` is this instruction's
+        // successor, with `sp` and `bp` as they are there.
+        unsafe {
+            std::arch::asm!(
+                "lea {pc}, [rip]",
+                "mov {sp}, rsp",
+                "mov {bp}, rbp",
+                pc = out(reg) pc, sp = out(reg) sp, bp = out(reg) bp,
+                options(nomem, nostack, preserves_flags)
+            );
+        }
+        Start { pc, sp, bp }
+    }
+}
+
+/// Every word a walk read from the stack, as (address, value), in order, and whether it used
+/// the start's frame pointer. A walk is a function of its start (the frame pointer only if
+/// used: in code built without frame pointers it is any register's value), the stack's bounds
+/// and these words: while they are all unchanged, walking again gives the same frames (see
+/// [`unchanged`]).
+#[derive(Default)]
+pub struct Reads {
+    pub words: SmallVec<[(usize, usize); 24]>,
+    pub used_start_bp: bool,
+}
+
+/// The frames of a walk, innermost first: return addresses. Ends at the outermost frame, at a
+/// frame outside `[low, high)`, or at code it has no rule for (then `complete` stays false).
+struct Frames<'c, 'r> {
     cache: &'c mut RuleCache,
     /// The next frame's return address (the key of its rule); 0 when the walk has ended.
     key: usize,
@@ -197,15 +255,21 @@ pub struct Frames<'c> {
     low: usize,
     high: usize,
     complete: bool,
+    /// Where `bp` came from: logged into `reads` only once a rule uses it, since in code built
+    /// without frame pointers a saved `rbp` is any value (a loop counter) that no later step
+    /// may need.
+    bp_from: BpFrom,
+    reads: &'r mut Reads,
 }
 
-impl Frames<'_> {
-    /// Whether the walk ended at the outermost frame or at the edge of the stack, not at code
-    /// without a rule. Meaningful once the iterator returned `None`.
-    pub fn complete(&self) -> bool {
-        self.complete
-    }
+#[derive(Clone, Copy)]
+enum BpFrom {
+    Start,
+    Slot(usize),
+    Logged,
+}
 
+impl Frames<'_, '_> {
     #[inline(always)]
     fn read(&self, address: usize) -> Option<usize> {
         let word = std::mem::size_of::<usize>();
@@ -217,7 +281,7 @@ impl Frames<'_> {
     }
 }
 
-impl Iterator for Frames<'_> {
+impl Iterator for Frames<'_, '_> {
     type Item = usize;
 
     #[inline(always)]
@@ -231,13 +295,24 @@ impl Iterator for Frames<'_> {
             self.key = 0;
             return None;
         }
+        if rule.cfa_from_bp {
+            match std::mem::replace(&mut self.bp_from, BpFrom::Logged) {
+                BpFrom::Start => self.reads.used_start_bp = true,
+                BpFrom::Slot(address) => self.reads.words.push((address, self.bp)),
+                BpFrom::Logged => {}
+            }
+        }
         let base = if rule.cfa_from_bp { self.bp } else { self.sp };
         let cfa = base.wrapping_add(rule.cfa_offset as isize as usize);
-        let ra = self.read(cfa.wrapping_add(rule.ra_offset as isize as usize));
-        let bp = if rule.bp_offset == 0 { Some(self.bp) } else { self.read(cfa.wrapping_add(rule.bp_offset as isize as usize)) };
+        let ra = self.read(cfa.wrapping_add(rule.ra_offset as isize as usize)).inspect(|&ra| self.reads.words.push((cfa.wrapping_add(rule.ra_offset as isize as usize), ra)));
+        let bp_slot = cfa.wrapping_add(rule.bp_offset as isize as usize);
+        let bp = if rule.bp_offset == 0 { Some(self.bp) } else { self.read(bp_slot) };
         match (ra, bp) {
             (Some(ra), Some(bp)) if ra != 0 && cfa > self.sp => {
                 self.sp = cfa;
+                if rule.bp_offset != 0 {
+                    self.bp_from = BpFrom::Slot(bp_slot);
+                }
                 self.bp = bp;
                 self.key = ra;
                 Some(ra)
@@ -252,35 +327,36 @@ impl Iterator for Frames<'_> {
     }
 }
 
-/// Runs `f` on the frames of the calling thread's stack, starting with the return address of
-/// the function `with_frames` is inlined into. `None` when the walk cannot run here (the
-/// stack's bounds are unknown, or the thread-local cache is gone or busy).
-#[inline(always)]
-pub fn with_frames<R>(f: impl FnOnce(&mut Frames<'_>) -> R) -> Option<R> {
-    let (pc, sp, bp): (usize, usize, usize);
-    // SAFETY: reads three registers, touches no memory. `pc` is this instruction's successor,
-    // with `sp` and `bp` as they are there.
-    unsafe {
-        std::arch::asm!(
-            "lea {pc}, [rip]",
-            "mov {sp}, rsp",
-            "mov {bp}, rbp",
-            pc = out(reg) pc, sp = out(reg) sp, bp = out(reg) bp,
-            options(nomem, nostack, preserves_flags)
-        );
-    }
-    let (low, high) = crate::stack::stack_range()?;
+/// Walks the calling thread's stack from `start` within `[low, high)`, pushing return
+/// addresses onto `ips` until it holds `limit` words, and logging every word read into
+/// `reads`. False when the walk cannot run here (the thread-local cache is gone or busy) or
+/// stopped at code it has no rule for: the caller then unwinds the slow way.
+pub fn walk(start: Start, (low, high): (usize, usize), limit: usize, ips: &mut SmallVec<[usize; 48]>, reads: &mut Reads) -> bool {
     CACHE
         .try_with(|cache| {
-            let mut cache = cache.try_borrow_mut().ok()?;
+            let Ok(mut cache) = cache.try_borrow_mut() else { return false };
             let cache = cache.get_or_insert_with(RuleCache::new);
             // The first step uses the rule at `pc`, as if it were a return address: `pc - 1`
             // lies in the `lea`, which moves no stack pointer.
-            let mut frames = Frames { cache, key: pc, sp, bp, low, high, complete: false };
-            Some(f(&mut frames))
+            let mut frames = Frames { cache, key: start.pc, sp: start.sp, bp: start.bp, low, high, complete: false, bp_from: BpFrom::Start, reads };
+            while ips.len() < limit {
+                match frames.next() {
+                    Some(ra) => ips.push(ra),
+                    None => break,
+                }
+            }
+            frames.complete || ips.len() == limit
         })
-        .ok()
-        .flatten()
+        .unwrap_or(false)
+}
+
+/// Whether every word a walk read still holds what it read: independent loads, no rule
+/// lookups. The words lie in the calling thread's stack as it was bounded then.
+#[inline]
+pub fn unchanged(reads: &Reads) -> bool {
+    // SAFETY: each address was inside the calling thread's mapped stack when it was read, and
+    // the caller checks that the bounds are the same.
+    reads.words.iter().all(|&(address, value)| unsafe { std::ptr::read_volatile(address as *const usize) } == value)
 }
 
 #[cfg(test)]

@@ -90,19 +90,16 @@ fn capture_tagged(site: usize, sync: usize) -> StackId {
     ips.push(site);
     ips.push(sync);
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    {
-        let confirmed = last_at_site::with_last(site, sync, |frames| {
-            crate::cfi_walk::with_frames(|walk| is_exactly(walk, frames, limit - TAG_WORDS))
-        });
-        if let Some(id) = confirmed {
+    if let Some(bounds) = stack_range() {
+        let start = crate::cfi_walk::Start::here();
+        let walk = last_at_site::Walk { tag: [site, sync], start, high: bounds.1, limit };
+        if let Some(id) = last_at_site::unchanged(&walk) {
             return id;
         }
-        if let Some(true) = crate::cfi_walk::with_frames(|walk| {
-            push_frames(walk, &mut ips, limit);
-            walk.complete() || ips.len() == limit
-        }) {
+        let mut reads = crate::cfi_walk::Reads::default();
+        if crate::cfi_walk::walk(start, bounds, limit, &mut ips, &mut reads) {
             let id = intern_recent(&ips);
-            last_at_site::remember(&ips, id);
+            last_at_site::remember(walk, reads, id);
             return id;
         }
         ips.truncate(TAG_WORDS);
@@ -124,38 +121,6 @@ fn unwind(ips: &mut SmallVec<[usize; 48]>, limit: usize) {
     }
     #[cfg(not(unix))]
     backtrace::trace(&mut record);
-}
-
-/// Pushes return addresses from `frames` until `ips` holds `limit` words.
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-#[inline(always)]
-fn push_frames(frames: &mut impl Iterator<Item = usize>, ips: &mut SmallVec<[usize; 48]>, limit: usize) {
-    // Written through a raw pointer with the length in a register: `push` would reload and
-    // store the length through memory on every frame.
-    ips.reserve(limit.saturating_sub(ips.len()));
-    let out = ips.as_mut_ptr();
-    let mut len = ips.len();
-    for ret in frames.take(limit.saturating_sub(len)) {
-        // SAFETY: `len < limit <= capacity`, reserved above.
-        unsafe { out.add(len).write(ret) };
-        len += 1;
-    }
-    // SAFETY: the first `len` elements are initialised (the caller's, then the loop's).
-    unsafe { ips.set_len(len) };
-}
-
-/// Whether `chain`, cut at `limit` frames, is exactly `frames`: read and compared in one pass.
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-#[inline(always)]
-fn is_exactly(chain: &mut crate::cfi_walk::Frames<'_>, frames: &[usize], limit: usize) -> bool {
-    let mut n = 0;
-    for ret in chain.take(limit) {
-        if frames.get(n) != Some(&ret) {
-            return false;
-        }
-        n += 1;
-    }
-    n == frames.len() && (chain.complete() || n == limit)
 }
 
 #[cfg(target_os = "linux")]
@@ -217,53 +182,72 @@ fn query_stack_range() -> Option<(usize, usize)> {
     }
 }
 
-/// The stack last captured at an access site, per thread: an access site is mostly reached
-/// by one call path, so the next capture there only has to confirm the walk, frame by frame,
-/// without hashing it or looking it up.
+/// The walk last made at each access site, per thread: an access site is mostly reached by
+/// one call path at one stack depth, and then the next capture there only has to find every
+/// stack word that walk read unchanged (independent loads, no unwind rules) to know that a walk
+/// would give the same stack again.
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod last_at_site {
     use std::cell::RefCell;
 
     use super::{StackId, TAG_WORDS};
+    use crate::cfi_walk::{self, Reads, Start};
 
     const ENTRIES: usize = 8;
 
-    struct LastAtSite {
-        tag: [usize; TAG_WORDS],
-        frames: Vec<usize>,
+    /// What decides a walk's outcome besides the stack words it reads: with all of it alike
+    /// (`Start::walks_as`) and those words unchanged, the walk and the stack it gives are the
+    /// same.
+    #[derive(Clone, Copy)]
+    pub struct Walk {
+        pub tag: [usize; TAG_WORDS],
+        pub start: Start,
+        pub high: usize,
+        pub limit: usize,
+    }
+
+    struct LastWalk {
+        walk: Walk,
+        reads: Reads,
         id: StackId,
     }
 
+    impl LastWalk {
+        fn repeats(&self, walk: &Walk) -> bool {
+            let last = &self.walk;
+            last.tag == walk.tag
+                && last.high == walk.high
+                && last.limit == walk.limit
+                && last.start.walks_as(&walk.start, &self.reads)
+                && cfi_walk::unchanged(&self.reads)
+        }
+    }
+
     thread_local! {
-        static LAST: RefCell<[Option<LastAtSite>; ENTRIES]> = const { RefCell::new([const { None }; ENTRIES]) };
+        static LAST: RefCell<[Option<LastWalk>; ENTRIES]> = const { RefCell::new([const { None }; ENTRIES]) };
     }
 
     fn entry(site: usize) -> usize {
         (site as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> (usize::BITS - 3)
     }
 
-    /// The id of the stack last captured with this tag, if `confirm` accepts its frames.
-    #[inline(always)]
-    pub fn with_last(site: usize, sync: usize, confirm: impl FnOnce(&[usize]) -> Option<bool>) -> Option<StackId> {
+    /// The id of the stack of the last walk at this site, if walking again would give it.
+    #[inline]
+    pub fn unchanged(walk: &Walk) -> Option<StackId> {
         LAST.try_with(|last| {
             let last = last.try_borrow().ok()?;
-            let e = last[entry(site)].as_ref()?;
-            (e.tag == [site, sync] && confirm(&e.frames)?).then_some(e.id)
+            let e = last[entry(walk.tag[0])].as_ref()?;
+            e.repeats(walk).then_some(e.id)
         })
         .ok()
         .flatten()
     }
 
-    /// Remembers a stack just captured, `ips` being its tag words and frames.
-    pub fn remember(ips: &[usize], id: StackId) {
+    /// Remembers a walk just made, what it read and the id of its stack.
+    pub fn remember(walk: Walk, reads: Reads, id: StackId) {
         let _ = LAST.try_with(|last| {
             let Ok(mut last) = last.try_borrow_mut() else { return };
-            let tag = [ips[0], ips[1]];
-            let e = last[entry(tag[0])].get_or_insert_with(|| LastAtSite { tag, frames: Vec::new(), id });
-            e.tag = tag;
-            e.id = id;
-            e.frames.clear();
-            e.frames.extend_from_slice(&ips[TAG_WORDS..]);
+            last[entry(walk.tag[0])] = Some(LastWalk { walk, reads, id });
         });
     }
 }
@@ -395,12 +379,11 @@ mod tests {
         while unwound.last() == Some(&0) {
             unwound.pop();
         }
+        let start = crate::cfi_walk::Start::here();
         let mut walked: SmallVec<[usize; 48]> = SmallVec::new();
-        let complete = crate::cfi_walk::with_frames(|w| {
-            push_frames(w, &mut walked, 64);
-            w.complete()
-        });
-        (walked.to_vec(), unwound.to_vec(), complete.expect("the walk runs on a test thread"))
+        let mut reads = crate::cfi_walk::Reads::default();
+        let complete = crate::cfi_walk::walk(start, stack_range().expect("a test thread's stack"), 64, &mut walked, &mut reads);
+        (walked.to_vec(), unwound.to_vec(), complete && walked.len() < 64)
     }
 
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
