@@ -1,0 +1,250 @@
+//! `loom::sync::atomic`: racer's atomics under loom's API.
+//!
+//! Each type is a `#[repr(transparent)]` newtype of racer's atomic of the same name (std's own
+//! in the feature-off build) forwarding std's methods, plus loom's extras: `with_mut`, exclusive
+//! access through a closure, and `unsync_load`. They are newtypes, not an extension trait,
+//! because code written for loom calls `with_mut` as an inherent method with no trait in scope.
+//!
+//! Every forwarding method is `#[track_caller]`, so racer attributes synchronisations to the
+//! caller's line.
+
+use racer::sync::atomic as imp;
+
+pub use racer::sync::atomic::{compiler_fence, fence, Ordering};
+
+/// The methods every atomic has, for value type `$v`.
+macro_rules! common_methods {
+    ($v:ty) => {
+        /// Exclusive access to the value, as loom's `with_mut`: `&mut self` needs no
+        /// synchronisation.
+        #[inline]
+        pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut $v) -> R) -> R {
+            f(self.0.get_mut())
+        }
+
+        /// Loads the value without synchronisation, as loom's `unsync_load`.
+        ///
+        /// # Safety
+        /// As loom's: every store to this atomic must happen before this load. racer does not
+        /// check this load; it is a Relaxed load of the real atomic.
+        #[track_caller]
+        #[inline]
+        pub unsafe fn unsync_load(&self) -> $v {
+            self.0.load(Ordering::Relaxed)
+        }
+
+        /// As std's `get_mut`.
+        #[inline]
+        pub fn get_mut(&mut self) -> &mut $v {
+            self.0.get_mut()
+        }
+
+        /// As std's `into_inner`.
+        #[inline]
+        pub fn into_inner(self) -> $v {
+            self.0.into_inner()
+        }
+
+        /// As std's `load`.
+        #[track_caller]
+        #[inline]
+        pub fn load(&self, order: Ordering) -> $v {
+            self.0.load(order)
+        }
+
+        /// As std's `store`.
+        #[track_caller]
+        #[inline]
+        pub fn store(&self, val: $v, order: Ordering) {
+            self.0.store(val, order)
+        }
+
+        /// As std's `swap`.
+        #[track_caller]
+        #[inline]
+        pub fn swap(&self, val: $v, order: Ordering) -> $v {
+            self.0.swap(val, order)
+        }
+
+        /// As std's `compare_exchange`.
+        #[track_caller]
+        #[inline]
+        pub fn compare_exchange(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
+            self.0.compare_exchange(current, new, success, failure)
+        }
+
+        /// As std's `compare_exchange_weak`.
+        #[track_caller]
+        #[inline]
+        pub fn compare_exchange_weak(
+            &self,
+            current: $v,
+            new: $v,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<$v, $v> {
+            self.0.compare_exchange_weak(current, new, success, failure)
+        }
+
+        /// As std's (deprecated) `compare_and_swap`, which loom still offers.
+        #[deprecated(note = "Use `compare_exchange` or `compare_exchange_weak` instead")]
+        #[track_caller]
+        #[inline]
+        pub fn compare_and_swap(&self, current: $v, new: $v, order: Ordering) -> $v {
+            let failure = match order {
+                Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
+                Ordering::AcqRel | Ordering::Acquire => Ordering::Acquire,
+                _ => Ordering::SeqCst,
+            };
+            match self.0.compare_exchange(current, new, order, failure) {
+                Ok(v) | Err(v) => v,
+            }
+        }
+
+        /// As std's `fetch_update`.
+        #[track_caller]
+        #[inline]
+        pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<$v, $v>
+        where
+            F: FnMut($v) -> Option<$v>,
+        {
+            self.0.fetch_update(set_order, fetch_order, f)
+        }
+    };
+}
+
+/// Read-modify-write methods forwarding to the method of the same name.
+macro_rules! rmw_methods {
+    ($v:ty; $($method:ident),*) => {$(
+        #[doc = concat!("As std's `", stringify!($method), "`.")]
+        #[track_caller]
+        #[inline]
+        pub fn $method(&self, val: $v, order: Ordering) -> $v {
+            self.0.$method(val, order)
+        }
+    )*};
+}
+
+macro_rules! atomic_int {
+    ($($atomic:ident $int:ty;)*) => {$(
+        #[doc = concat!("loom's `", stringify!($atomic), "`: racer's `", stringify!($atomic), "` with loom's `with_mut`.")]
+        #[repr(transparent)]
+        pub struct $atomic(imp::$atomic);
+
+        impl $atomic {
+            /// A new atomic holding `v`.
+            #[track_caller]
+            #[inline]
+            pub const fn new(v: $int) -> $atomic {
+                $atomic(imp::$atomic::new(v))
+            }
+
+            common_methods!($int);
+            rmw_methods!($int; fetch_add, fetch_sub, fetch_and, fetch_nand, fetch_or, fetch_xor, fetch_max, fetch_min);
+        }
+
+        impl Default for $atomic {
+            #[track_caller]
+            fn default() -> $atomic {
+                $atomic::new(0)
+            }
+        }
+
+        impl From<$int> for $atomic {
+            #[track_caller]
+            fn from(v: $int) -> $atomic {
+                $atomic::new(v)
+            }
+        }
+
+        impl std::fmt::Debug for $atomic {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Debug::fmt(&self.0, f)
+            }
+        }
+    )*};
+}
+
+atomic_int! {
+    AtomicU8 u8;
+    AtomicU16 u16;
+    AtomicU32 u32;
+    AtomicU64 u64;
+    AtomicUsize usize;
+    AtomicI8 i8;
+    AtomicI16 i16;
+    AtomicI32 i32;
+    AtomicI64 i64;
+    AtomicIsize isize;
+}
+
+/// loom's `AtomicBool`: racer's `AtomicBool` with loom's `with_mut`.
+#[repr(transparent)]
+pub struct AtomicBool(imp::AtomicBool);
+
+impl AtomicBool {
+    /// A new atomic holding `v`.
+    #[track_caller]
+    #[inline]
+    pub const fn new(v: bool) -> AtomicBool {
+        AtomicBool(imp::AtomicBool::new(v))
+    }
+
+    common_methods!(bool);
+    rmw_methods!(bool; fetch_and, fetch_nand, fetch_or, fetch_xor);
+}
+
+impl Default for AtomicBool {
+    #[track_caller]
+    fn default() -> AtomicBool {
+        AtomicBool::new(false)
+    }
+}
+
+impl From<bool> for AtomicBool {
+    #[track_caller]
+    fn from(v: bool) -> AtomicBool {
+        AtomicBool::new(v)
+    }
+}
+
+impl std::fmt::Debug for AtomicBool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// loom's `AtomicPtr`: racer's `AtomicPtr` with loom's `with_mut`.
+#[repr(transparent)]
+pub struct AtomicPtr<T>(imp::AtomicPtr<T>);
+
+impl<T> AtomicPtr<T> {
+    /// A new atomic holding `p`.
+    #[track_caller]
+    #[inline]
+    pub const fn new(p: *mut T) -> AtomicPtr<T> {
+        AtomicPtr(imp::AtomicPtr::new(p))
+    }
+
+    common_methods!(*mut T);
+}
+
+impl<T> Default for AtomicPtr<T> {
+    #[track_caller]
+    fn default() -> AtomicPtr<T> {
+        AtomicPtr::new(std::ptr::null_mut())
+    }
+}
+
+impl<T> From<*mut T> for AtomicPtr<T> {
+    #[track_caller]
+    fn from(p: *mut T) -> AtomicPtr<T> {
+        AtomicPtr::new(p)
+    }
+}
+
+impl<T> std::fmt::Debug for AtomicPtr<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
