@@ -1,7 +1,8 @@
 //! What racer costs: every workload runs twice in the same process, once on racer's wrappers
-//! (`racer::Shared`, `racer::sync::Mutex`, `racer::thread`) and once on the std items the
-//! feature-off build compiles them to (`UnsafeCell`, `std::sync::Mutex`, `std::thread`). The
-//! closing table gives each pair's ratio of criterion medians.
+//! (`racer::Shared`, `racer::sync::Mutex`, `racer::sync::atomic`, `racer::thread`) and once on
+//! the std items the feature-off build compiles them to (`UnsafeCell`, `std::sync::Mutex`,
+//! `std::sync::atomic`, `std::thread`). The closing tables give each pair's ratio of criterion
+//! medians, and of alternating runs.
 //!
 //! ```text
 //! cargo bench --features race-detect --bench overhead          # the detector's cost
@@ -9,8 +10,13 @@
 //! RACER_BENCH_QUICK=1 cargo bench --features race-detect ...   # 1/10 of the work, ~1 min
 //! ```
 //!
-//! Frame-pointer stack capture needs `-C force-frame-pointers=yes`, which this repository's
-//! `.cargo/config.toml` sets (README, "Performance").
+//! `cargo bench` in this repository measures the configuration users build: no RUSTFLAGS
+//! (racer needs no frame pointers; it walks the stack with cached DWARF CFI rules). The tuned
+//! configuration is measured with
+//!
+//! ```text
+//! RUSTFLAGS="-C force-frame-pointers=yes -C llvm-args=-align-loops=64" cargo bench ...
+//! ```
 
 use std::cell::UnsafeCell;
 use std::hash::{DefaultHasher, Hasher};
@@ -33,13 +39,34 @@ struct Sizes {
     rounds: usize,
     /// W4: threads spawned and joined one after another.
     churn: usize,
+    /// W7: items through the SPSC ring (1 producer, 1 consumer).
+    spsc: usize,
+    /// W8: items per producer through the MPMC queue (2 producers, 2 consumers).
+    mpmc: usize,
 }
 
 impl Sizes {
     fn from_env() -> Sizes {
-        let full = Sizes { threads: 4, lockstep: 200_000, mixed: 2_000, cells: 10_000, rounds: 200, churn: 20_000 };
+        let full = Sizes {
+            threads: 4,
+            lockstep: 200_000,
+            mixed: 2_000,
+            cells: 10_000,
+            rounds: 200,
+            churn: 20_000,
+            spsc: 500_000,
+            mpmc: 200_000,
+        };
         if std::env::var_os("RACER_BENCH_QUICK").is_some() {
-            Sizes { lockstep: full.lockstep / 10, mixed: full.mixed / 10, rounds: full.rounds / 10, churn: full.churn / 10, ..full }
+            Sizes {
+                lockstep: full.lockstep / 10,
+                mixed: full.mixed / 10,
+                rounds: full.rounds / 10,
+                churn: full.churn / 10,
+                spsc: full.spsc / 10,
+                mpmc: full.mpmc / 10,
+                ..full
+            }
         } else {
             full
         }
@@ -67,12 +94,17 @@ impl<T> StdCell<T> {
     }
 }
 
-/// The four workloads of the issue, written once and instantiated for both flavours.
+/// Slots of the lock-free queues of W7 and W8.
+const CAP: usize = 256;
+
+/// The workloads of the issue (W1-W4) and the lock-free queues (W7, W8), written once and
+/// instantiated for both flavours.
 macro_rules! workloads {
-    ($flavour:ident, $Cell:ident, $Mutex:path, $spawn:path) => {
+    ($flavour:ident, $Cell:ident, $Mutex:path, $spawn:path, $($atomic:ident)::+, $yield_now:path) => {
         mod $flavour {
             use super::*;
             use std::sync::Arc;
+            use $($atomic)::+::{AtomicUsize, Ordering};
             type Cell<T> = $Cell<T>;
             type Mutex<T> = $Mutex;
 
@@ -154,21 +186,170 @@ macro_rules! workloads {
                 }
                 assert_eq!(cell.with(|p| unsafe { *p }), s.churn as u64);
             }
+
+            /// Backs off while a lock-free queue is full or empty (2 cores: spinning alone
+            /// starves the peer).
+            fn backoff(tries: &mut u32) {
+                *tries += 1;
+                if *tries % 64 == 0 {
+                    $yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+
+            struct Ring {
+                slots: Vec<Cell<u64>>,
+                head: AtomicUsize,
+                tail: AtomicUsize,
+            }
+
+            /// W7: SPSC ring, 1 producer and 1 consumer, items through `CAP` cells; a slot is
+            /// handed over by the Release store / Acquire load of `tail` (filled) and `head`
+            /// (emptied).
+            pub fn spsc(s: Sizes) {
+                let n = s.spsc as u64;
+                let ring = Arc::new(Ring {
+                    slots: (0..CAP).map(|_| Cell::new(0)).collect(),
+                    head: AtomicUsize::new(0),
+                    tail: AtomicUsize::new(0),
+                });
+                let producer = {
+                    let ring = ring.clone();
+                    $spawn(move || {
+                        let mut tries = 0;
+                        for i in 0..n {
+                            let t = ring.tail.load(Ordering::Relaxed);
+                            while t - ring.head.load(Ordering::Acquire) == CAP {
+                                backoff(&mut tries);
+                            }
+                            ring.slots[t % CAP].with_mut(|p| unsafe { *p = i });
+                            ring.tail.store(t + 1, Ordering::Release);
+                        }
+                    })
+                };
+                let consumer = {
+                    let ring = ring.clone();
+                    $spawn(move || {
+                        let mut tries = 0;
+                        let mut sum = 0u64;
+                        for _ in 0..n {
+                            let h = ring.head.load(Ordering::Relaxed);
+                            while ring.tail.load(Ordering::Acquire) == h {
+                                backoff(&mut tries);
+                            }
+                            sum = sum.wrapping_add(ring.slots[h % CAP].with(|p| unsafe { *p }));
+                            ring.head.store(h + 1, Ordering::Release);
+                        }
+                        sum
+                    })
+                };
+                producer.join().unwrap();
+                let sum = consumer.join().unwrap();
+                assert_eq!(sum, n * (n - 1) / 2);
+                drop(ring);
+            }
+
+            struct Slot {
+                seq: AtomicUsize,
+                val: Cell<u64>,
+            }
+
+            /// Bounded MPMC queue with a sequence number per slot (Vyukov).
+            struct Queue {
+                buf: Vec<Slot>,
+                enq: AtomicUsize,
+                deq: AtomicUsize,
+            }
+
+            impl Queue {
+                fn push(&self, v: u64) {
+                    let mut tries = 0;
+                    loop {
+                        let pos = self.enq.load(Ordering::Relaxed);
+                        let slot = &self.buf[pos % CAP];
+                        let seq = slot.seq.load(Ordering::Acquire);
+                        if seq == pos {
+                            if self.enq.compare_exchange_weak(pos, pos + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                                slot.val.with_mut(|p| unsafe { *p = v });
+                                slot.seq.store(pos + 1, Ordering::Release);
+                                return;
+                            }
+                        } else if seq < pos {
+                            backoff(&mut tries);
+                        }
+                    }
+                }
+
+                fn pop(&self) -> u64 {
+                    let mut tries = 0;
+                    loop {
+                        let pos = self.deq.load(Ordering::Relaxed);
+                        let slot = &self.buf[pos % CAP];
+                        let seq = slot.seq.load(Ordering::Acquire);
+                        if seq == pos + 1 {
+                            if self.deq.compare_exchange_weak(pos, pos + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                                let v = slot.val.with(|p| unsafe { *p });
+                                slot.seq.store(pos + CAP, Ordering::Release);
+                                return v;
+                            }
+                        } else if seq < pos + 1 {
+                            backoff(&mut tries);
+                        }
+                    }
+                }
+            }
+
+            /// W8: the bounded MPMC queue, 2 producers and 2 consumers, 2 x `mpmc` items.
+            pub fn mpmc(s: Sizes) {
+                let per = s.mpmc as u64;
+                let queue = Arc::new(Queue {
+                    buf: (0..CAP).map(|i| Slot { seq: AtomicUsize::new(i), val: Cell::new(0) }).collect(),
+                    enq: AtomicUsize::new(0),
+                    deq: AtomicUsize::new(0),
+                });
+                let producers: Vec<_> = (0..2u64)
+                    .map(|p| {
+                        let queue = queue.clone();
+                        $spawn(move || (0..per).for_each(|i| queue.push(p * per + i)))
+                    })
+                    .collect();
+                let consumers: Vec<_> = (0..2)
+                    .map(|_| {
+                        let queue = queue.clone();
+                        $spawn(move || (0..per).map(|_| queue.pop()).fold(0u64, u64::wrapping_add))
+                    })
+                    .collect();
+                producers.into_iter().for_each(|p| p.join().unwrap());
+                let total = consumers.into_iter().map(|c| c.join().unwrap()).fold(0u64, u64::wrapping_add);
+                let n = 2 * per;
+                assert_eq!(total, n * (n - 1) / 2);
+                drop(queue);
+            }
         }
     };
 }
 
-workloads!(with_racer, Shared, racer::sync::Mutex<T>, racer::thread::spawn);
-workloads!(with_std, StdCell, std::sync::Mutex<T>, std::thread::spawn);
+workloads!(
+    with_racer,
+    Shared,
+    racer::sync::Mutex<T>,
+    racer::thread::spawn,
+    racer::sync::atomic,
+    racer::thread::yield_now
+);
+workloads!(with_std, StdCell, std::sync::Mutex<T>, std::thread::spawn, std::sync::atomic, std::thread::yield_now);
 use racer::Shared;
 
 type Workload = (&'static str, fn(Sizes), fn(Sizes));
 
-const WORKLOADS: [Workload; 4] = [
+const WORKLOADS: [Workload; 6] = [
     ("w1_lockstep", with_racer::lockstep, with_std::lockstep),
     ("w2_mixed", with_racer::mixed, with_std::mixed),
     ("w3_read_sharing", with_racer::read_sharing, with_std::read_sharing),
     ("w4_churn", with_racer::churn, with_std::churn),
+    ("w7_spsc", with_racer::spsc, with_std::spsc),
+    ("w8_mpmc", with_racer::mpmc, with_std::mpmc),
 ];
 
 /// Whether the command line selects a workload: criterion's filter (a regular expression, the
@@ -293,7 +474,7 @@ fn print_summary(dir: &std::path::Path) {
     let m = |id: &str| median_ns(dir, id);
     println!("\nracer overhead summary (criterion medians; ENABLED = {})", racer::ENABLED);
     println!("{:<34} {:>14} {:>14} {:>8}", "workload", "racer", "std", "ratio");
-    for name in ["w1_lockstep", "w2_mixed", "w3_read_sharing", "w4_churn"] {
+    for name in ["w1_lockstep", "w2_mixed", "w3_read_sharing", "w4_churn", "w7_spsc", "w8_mpmc"] {
         if let (Some(r), Some(s)) = (m(&format!("{name}/racer")), m(&format!("{name}/std"))) {
             println!("{:<34} {:>11.2} ms {:>11.2} ms {:>7.2}x", name, r / 1e6, s / 1e6, r / s);
         }
