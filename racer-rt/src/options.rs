@@ -173,11 +173,31 @@ fn load() -> Result<Config, String> {
 #[ctor::ctor(unsafe)]
 fn read_at_start_up() {
     get();
+    #[cfg(racer_unoptimised)]
+    crate::exit::write_stderr(UNOPTIMISED_HINT);
 }
+
+/// Said once per process when this crate was built with `opt-level = 0` (see `build.rs`): the
+/// user's dev and test profiles build dependencies so unless told otherwise, and only the
+/// user's own `Cargo.toml` can tell them.
+#[cfg_attr(not(any(racer_unoptimised, test)), allow(dead_code))]
+const UNOPTIMISED_HINT: &str = "racer: racer-rt is built without optimisations (opt-level 0, the dev and test profiles' \
+default), which makes every check about 10x slower; add to your workspace's Cargo.toml:
+    [profile.dev.package.racer-rt]
+    opt-level = 3
+";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hint is the exact text a user pastes: a profile override Cargo accepts.
+    #[test]
+    fn the_unoptimised_hint_names_the_lines_to_add() {
+        let lines: Vec<&str> = UNOPTIMISED_HINT.lines().skip(1).map(str::trim).collect();
+        assert_eq!(lines, ["[profile.dev.package.racer-rt]", "opt-level = 3"]);
+        assert!(UNOPTIMISED_HINT.starts_with("racer: ") && UNOPTIMISED_HINT.ends_with('\n'));
+    }
 
     #[test]
     fn empty_gives_the_defaults() {
