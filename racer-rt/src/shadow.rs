@@ -90,10 +90,15 @@ impl CellMeta {
     #[inline(never)]
     fn access_slow(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
         with_current(|t| {
-            let cur = Recorded {
+            // Never dropped: its handle is uncounted (the state keeps counted clones of it).
+            let cur = std::mem::ManuallyDrop::new(Recorded {
                 segment: t.segment(),
-                info: AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() },
-            };
+                info: AccessInfo {
+                    stack: stack::capture_access(site, t.last_sync_id()),
+                    thread: std::mem::ManuallyDrop::into_inner(t.thread_ref.uncounted()),
+                },
+            });
+            let cur = &*cur;
             let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
             let (before, after) = {
                 let _shard = shard_lock(self as *const CellMeta as usize).lock();

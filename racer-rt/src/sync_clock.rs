@@ -54,6 +54,52 @@ impl SyncClock {
 
 }
 
+/// The clock of a lock, read and written only by the thread that holds the lock: the lock
+/// itself orders every access, so the clock needs no lock of its own (two atomic operations
+/// fewer per lock and per unlock than a [`SyncClock`]).
+///
+/// Invariant: as `SyncClock`'s; every access happens while the caller holds the lock whose
+/// clock this is.
+#[derive(Debug, Default)]
+pub struct HeldClock {
+    clock: std::cell::UnsafeCell<VectorClock>,
+}
+
+// SAFETY: the clock is reached only through the unsafe methods below, whose callers hold the
+// lock that owns it, so no two threads ever touch it at once.
+unsafe impl Sync for HeldClock {}
+
+impl HeldClock {
+    pub const fn new() -> HeldClock {
+        HeldClock { clock: std::cell::UnsafeCell::new(VectorClock::new()) }
+    }
+
+    /// The release of the lock by the calling thread, before it lets go.
+    ///
+    /// # Safety
+    /// The calling thread holds the lock whose clock this is.
+    pub unsafe fn post(&self, event: SyncEvent) {
+        with_current(|t| {
+            // SAFETY: the caller holds the lock, so nobody else reaches the clock.
+            unsafe { (*self.clock.get()).join(&t.clock) };
+            t.note_sync(event);
+            t.tick();
+        });
+    }
+
+    /// The acquire of the lock by the calling thread, once it holds it.
+    ///
+    /// # Safety
+    /// The calling thread holds the lock whose clock this is.
+    pub unsafe fn wait(&self, event: SyncEvent) {
+        with_current(|t| {
+            // SAFETY: as in `post`.
+            t.clock.join(unsafe { &*self.clock.get() });
+            t.note_sync(event);
+        });
+    }
+}
+
 /// A synchronisation operation, kept so a report can say what a thread last did before an
 /// access: "`op` `object` (created at `created`) at `at`".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -89,6 +89,15 @@ impl ThreadRef {
     }
 }
 
+impl ThreadRef {
+    /// A copy that names the thread without counting as a handle, for a record that lives no
+    /// longer than `self` and is never dropped (clones of it count as usual).
+    #[inline]
+    pub fn uncounted(&self) -> std::mem::ManuallyDrop<ThreadRef> {
+        std::mem::ManuallyDrop::new(ThreadRef(self.0))
+    }
+}
+
 impl Clone for ThreadRef {
     #[inline]
     fn clone(&self) -> ThreadRef {

@@ -5,13 +5,14 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 
-use crate::sync_clock::{SyncClock, SyncEvent};
+use crate::sync_clock::{HeldClock, SyncEvent};
 
 pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
 /// A mutual exclusion primitive, as `std::sync::Mutex`.
 pub struct Mutex<T: ?Sized> {
-    clock: SyncClock,
+    /// Reached only by the thread holding `inner`.
+    clock: HeldClock,
     created: &'static Location<'static>,
     inner: std::sync::Mutex<T>,
 }
@@ -36,7 +37,7 @@ pub(crate) fn map_try_lock_result<G, H>(r: TryLockResult<G>, f: impl FnOnce(G) -
 impl<T> Mutex<T> {
     #[track_caller]
     pub const fn new(t: T) -> Mutex<T> {
-        Mutex { clock: SyncClock::new(), created: Location::caller(), inner: std::sync::Mutex::new(t) }
+        Mutex { clock: HeldClock::new(), created: Location::caller(), inner: std::sync::Mutex::new(t) }
     }
 
     pub fn into_inner(self) -> LockResult<T> {
@@ -51,7 +52,8 @@ impl<T: ?Sized> Mutex<T> {
 
     /// Makes a guard out of a std guard just acquired: the wait.
     pub(crate) fn acquired<'a>(&'a self, inner: std::sync::MutexGuard<'a, T>, at: &'static Location<'static>) -> MutexGuard<'a, T> {
-        self.clock.wait(self.event("locking", at));
+        // SAFETY: `inner` is the lock's std guard: this thread holds the lock.
+        unsafe { self.clock.wait(self.event("locking", at)) };
         MutexGuard { lock: self, inner: Some(inner), locked_at: at }
     }
 
@@ -114,7 +116,8 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// The unlock half of a guard: posts and returns the std guard, for a condvar to wait with.
     pub(crate) fn release(mut self) -> (&'a Mutex<T>, std::sync::MutexGuard<'a, T>, &'static Location<'static>) {
         let inner = self.inner.take().expect("guard already released");
-        self.lock.clock.post(self.lock.event("unlocking", self.locked_at));
+        // SAFETY: `inner` still holds the lock.
+        unsafe { self.lock.clock.post(self.lock.event("unlocking", self.locked_at)) };
         (self.lock, inner, self.locked_at)
     }
 }
@@ -135,7 +138,8 @@ impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
-            self.lock.clock.post(self.lock.event("unlocking", self.locked_at));
+            // SAFETY: `inner` still holds the lock.
+            unsafe { self.lock.clock.post(self.lock.event("unlocking", self.locked_at)) };
             drop(inner);
         }
     }
