@@ -7,11 +7,16 @@
 //! atomic's, a Relaxed one leaves it as it was. A Relaxed store starts a new value with no
 //! release clock, unless a `fence(Release)` of the storing thread precedes it (see `fence`).
 //!
-//! The value and its clock change together: every operation, Relaxed ones included, runs the
-//! real atomic instruction while holding the atomic's clock lock, so the clock an acquire joins
-//! is always the clock of the value it read (no over- or under-approximation), and values and
-//! orderings are exactly std's. No operation allocates once the clock is as wide as the
+//! The value and its clock change together: every store and RMW, Relaxed ones included, runs
+//! the real atomic instruction while holding the atomic's clock lock, so the clock an acquire
+//! joins is always the clock of the value it read (no over- or under-approximation), and values
+//! and orderings are exactly std's. No operation allocates once the clock is as wide as the
 //! threads it has seen.
+//!
+//! A load takes no lock when it would change nothing: the atomic's `version` stamps its
+//! release state, and a thread remembers which stamps it has already joined (see `Stamp`). A
+//! load that reads a value whose release clock it already has (a spinning load, a Relaxed load
+//! of a value no release wrote) then costs two reads of the version around the real load.
 //!
 //! SeqCst is treated as AcqRel (its load half as Acquire, its store half as Release): the
 //! single total order of SeqCst operations adds no happens-before edge between threads that
@@ -82,7 +87,8 @@ impl ReleaseClock {
     /// The write half: a release publishes the thread's clock, replacing the old release
     /// sequence (a store) or joining it (an RMW); a Relaxed write publishes the clock of the
     /// thread's latest release fence, if any.
-    fn write(&mut self, t: &mut ThreadState, order: Ordering, rmw: bool, event: impl FnOnce() -> SyncEvent) {
+    /// Returns whether the release state (clock or `released`) may have changed.
+    fn write(&mut self, t: &mut ThreadState, order: Ordering, rmw: bool, event: impl FnOnce() -> SyncEvent) -> bool {
         let continues = rmw && self.released;
         if releases(order) {
             if continues {
@@ -93,55 +99,123 @@ impl ReleaseClock {
             self.released = true;
             t.note_sync(event());
             t.tick();
+            true
         } else {
             with_fence_release(|fenced| match fenced {
-                Some(fenced) if continues => self.clock.join(fenced),
+                Some(fenced) if continues => {
+                    self.clock.join(fenced);
+                    true
+                }
                 Some(fenced) => {
                     assign(&mut self.clock, fenced);
                     self.released = true;
+                    true
                 }
                 // A Relaxed RMW continues the sequence as it is; a Relaxed store ends it.
-                None => self.released = continues,
-            });
+                None => std::mem::replace(&mut self.released, continues) != continues,
+            })
         }
     }
 }
 
-/// The detector's part of an atomic: its release clock and where it was made.
+/// The detector's part of an atomic: its release clock, the stamp of that clock, and where it
+/// was made.
+///
+/// Invariant: `version` is `stamp << 2 | RELEASED | BUSY`. `BUSY` is set, under the lock, from
+/// before a store or RMW until its clock update is done; while it is clear, `RELEASED` equals
+/// `state.released` and the stamp names the present release clock: no two clocks an atomic
+/// ever has, nor those of two atomics, share a stamp, except that an atomic that never held a
+/// release has stamp 0.
 struct AtomicSync {
+    version: std::sync::atomic::AtomicU64,
     state: Mutex<ReleaseClock>,
     created: &'static Location<'static>,
 }
 
+const BUSY: u64 = 1;
+const RELEASED: u64 = 2;
+
 impl AtomicSync {
     const fn new(created: &'static Location<'static>) -> AtomicSync {
-        AtomicSync { state: Mutex::new(ReleaseClock { clock: VectorClock::new(), released: false }), created }
+        AtomicSync {
+            version: std::sync::atomic::AtomicU64::new(0),
+            state: Mutex::new(ReleaseClock { clock: VectorClock::new(), released: false }),
+            created,
+        }
+    }
+
+    /// A load: without the lock when the calling thread already has what the load would give
+    /// it (see the module's doc), else as `run`.
+    #[inline]
+    fn load<R>(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> R {
+        let before = self.version.load(std::sync::atomic::Ordering::Acquire);
+        if before & BUSY == 0 && (before & RELEASED == 0 || Stamp::known(before >> 2, acquires(order))) {
+            let value = op();
+            std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+            if self.version.load(std::sync::atomic::Ordering::Relaxed) == before {
+                return value;
+            }
+        }
+        // A load has no effect: the one above is forgotten, and this one runs under the lock.
+        self.locked(object, at, op, |_| Effect::Load(order), false)
+    }
+
+    /// A store or RMW: runs under the lock, see `locked`.
+    #[inline]
+    fn run<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
+        self.locked(object, at, op, effect, true)
     }
 
     /// Runs the real atomic operation `op` under the clock lock, then updates the clocks for
-    /// what it turned out to be (`effect` of its result). During thread-local teardown the
-    /// operation runs unchecked.
+    /// what it turned out to be (`effect` of its result), and the version with them. An `op`
+    /// that `writes` may change the value: it is marked `BUSY` while it runs, so that no
+    /// lock-free load pairs its value with the clock of another. During thread-local teardown
+    /// the operation runs unchecked.
     #[inline]
-    fn run<R>(
+    fn locked<R>(
         &self,
         object: &'static str,
         at: &'static Location<'static>,
         op: impl FnOnce() -> R,
         effect: impl FnOnce(&R) -> Effect,
+        writes: bool,
     ) -> R {
         let mut op = Some(op);
         let checked = with_current(|t| {
             let mut state = self.state.lock();
+            let version = self.version.load(std::sync::atomic::Ordering::Relaxed);
+            if writes {
+                self.version.store(version | BUSY, std::sync::atomic::Ordering::Relaxed);
+                std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+            }
             let result = (op.take().expect("atomic operation runs once"))();
             let created = Some(self.created);
             let event = |op| move || SyncEvent { op, object, created, at };
-            match effect(&result) {
-                Effect::Load(order) => state.read(t, order, event("loading")),
+            let effect = effect(&result);
+            // Whether this thread's clock now holds the release clock (it acquired it, or it
+            // stored its own), or only its Relaxed-read clock does.
+            let joined = match effect {
+                Effect::Load(order) | Effect::ReadModifyWrite(order) => acquires(order),
+                Effect::Store(_) => true,
+            };
+            let changed = match effect {
+                Effect::Load(order) => {
+                    state.read(t, order, event("loading"));
+                    false
+                }
                 Effect::Store(order) => state.write(t, order, false, event("storing to")),
                 Effect::ReadModifyWrite(order) => {
                     state.read(t, order, event("updating"));
-                    state.write(t, order, true, event("updating"));
+                    state.write(t, order, true, event("updating"))
                 }
+            };
+            let stamp = if changed { Stamp::fresh() } else { version >> 2 };
+            if state.released {
+                Stamp::remember(stamp, joined);
+            }
+            let released = if state.released { RELEASED } else { 0 };
+            if writes || changed {
+                self.version.store(stamp << 2 | released, std::sync::atomic::Ordering::Release);
             }
             result
         });
@@ -149,6 +223,71 @@ impl AtomicSync {
             Some(result) => result,
             None => (op.take().expect("atomic operation runs once"))(),
         }
+    }
+}
+
+/// Release-clock stamps, and the calling thread's memory of those it already has: a load of a
+/// value whose stamp it has joined into its clock (or, for a Relaxed load, noted for a later
+/// acquire fence) would change nothing.
+struct Stamp;
+
+/// Stamps handed out to a thread at a time, so that a fresh stamp rarely touches shared state.
+const STAMP_BLOCK: u64 = 1 << 12;
+const KNOWN: usize = 64;
+
+static NEXT_STAMP_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+thread_local! {
+    /// The next stamp of this thread's block and the block's end.
+    static STAMPS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+    /// Direct-mapped by stamp: `(stamp, joined)`. Invariant: an entry `(s, true)` means this
+    /// thread's clock holds the clock stamped `s`; `(s, false)` that its clock and its
+    /// Relaxed-read clock (see `fence`) together do, so that an acquire fence would give it the
+    /// clock. Clocks only grow, so an entry stays true.
+    static KNOWN_STAMPS: std::cell::RefCell<[(u64, bool); KNOWN]> = const { std::cell::RefCell::new([(0, false); KNOWN]) };
+}
+
+impl Stamp {
+    fn fresh() -> u64 {
+        STAMPS
+            .try_with(|s| {
+                let (mut next, mut end) = s.get();
+                if next == end {
+                    next = NEXT_STAMP_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * STAMP_BLOCK;
+                    end = next + STAMP_BLOCK;
+                }
+                s.set((next + 1, end));
+                next
+            })
+            .unwrap_or_else(|_| NEXT_STAMP_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * STAMP_BLOCK)
+    }
+
+    fn slot(stamp: u64) -> usize {
+        (stamp.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % KNOWN
+    }
+
+    /// Whether the calling thread has the clock stamped `stamp`: joined into its clock, or for
+    /// a Relaxed load (`acquire` false) at least noted for an acquire fence.
+    #[inline]
+    fn known(stamp: u64, acquire: bool) -> bool {
+        KNOWN_STAMPS
+            .try_with(|k| k.try_borrow().is_ok_and(|k| {
+                let (s, joined) = k[Self::slot(stamp)];
+                s == stamp && (joined || !acquire)
+            }))
+            .unwrap_or(false)
+    }
+
+    /// Records that the calling thread has the clock stamped `stamp` (`joined`: in its clock).
+    fn remember(stamp: u64, joined: bool) {
+        let _ = KNOWN_STAMPS.try_with(|k| {
+            if let Ok(mut k) = k.try_borrow_mut() {
+                let e = &mut k[Self::slot(stamp)];
+                if e.0 != stamp || !e.1 {
+                    *e = (stamp, joined);
+                }
+            }
+        });
     }
 }
 
@@ -183,7 +322,7 @@ macro_rules! common_methods {
 
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $v {
-            self.sync.run($name, Location::caller(), || self.inner.load(order), |_| Effect::Load(order))
+            self.sync.load($name, Location::caller(), order, || self.inner.load(order))
         }
 
         #[track_caller]
