@@ -34,7 +34,7 @@ use crate::thread_state::{with_current, ThreadState};
 pub use std::sync::atomic::{compiler_fence, Ordering};
 
 pub use super::fence::fence;
-use super::fence::{note_relaxed_read, with_fence_release};
+use super::fence::{has_fence_release, note_relaxed_read, with_fence_release};
 
 pub(crate) fn acquires(order: Ordering) -> bool {
     matches!(order, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst)
@@ -158,6 +158,45 @@ impl AtomicSync {
         }
         // A load has no effect: the one above is forgotten, and this one runs under the lock.
         self.locked(object, at, op, |_| Effect::Load(order), false)
+    }
+
+    /// A read-modify-write: without the lock when it can change no clock and needs none (all
+    /// its orderings Relaxed, no release fence of the thread, and a value no release wrote),
+    /// else as `run`.
+    #[inline]
+    fn rmw<R>(
+        &self,
+        object: &'static str,
+        at: &'static Location<'static>,
+        relaxed: bool,
+        op: impl FnOnce() -> R,
+        effect: impl FnOnce(&R) -> Effect,
+    ) -> R {
+        if relaxed {
+            let before = self.version.load(std::sync::atomic::Ordering::Acquire);
+            if before & (BUSY | RELEASED) == 0 && !has_fence_release() {
+                // A Relaxed RMW continues a release sequence as it finds it: whatever came
+                // before it, the release state stays as it is.
+                let result = op();
+                std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+                if self.version.load(std::sync::atomic::Ordering::Relaxed) != before {
+                    self.note_after_release();
+                }
+                return result;
+            }
+        }
+        self.run(object, at, op, effect)
+    }
+
+    /// A lock-free Relaxed RMW met a release made while it ran, so the value it read may carry
+    /// that release's clock: the present clock, which covers it, is noted for a later acquire
+    /// fence (more than the read gave only when yet another release came in between).
+    #[cold]
+    fn note_after_release(&self) {
+        let state = self.state.lock();
+        if state.released {
+            note_relaxed_read(&state.clock);
+        }
     }
 
     /// A store or RMW: runs under the lock, see `locked`.
@@ -332,14 +371,16 @@ macro_rules! common_methods {
 
         #[track_caller]
         pub fn swap(&self, val: $v, order: Ordering) -> $v {
-            self.sync.run($name, Location::caller(), || self.inner.swap(val, order), |_| Effect::ReadModifyWrite(order))
+            let relaxed = order == Ordering::Relaxed;
+            self.sync.rmw($name, Location::caller(), relaxed, || self.inner.swap(val, order), |_| Effect::ReadModifyWrite(order))
         }
 
         #[track_caller]
         pub fn compare_exchange(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
-            self.sync.run(
+            self.sync.rmw(
                 $name,
                 Location::caller(),
+                success == Ordering::Relaxed && failure == Ordering::Relaxed,
                 || self.inner.compare_exchange(current, new, success, failure),
                 |r| if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) },
             )
@@ -347,9 +388,10 @@ macro_rules! common_methods {
 
         #[track_caller]
         pub fn compare_exchange_weak(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
-            self.sync.run(
+            self.sync.rmw(
                 $name,
                 Location::caller(),
+                success == Ordering::Relaxed && failure == Ordering::Relaxed,
                 || self.inner.compare_exchange_weak(current, new, success, failure),
                 |r| if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) },
             )
@@ -388,7 +430,8 @@ macro_rules! rmw_methods {
         $(
             #[track_caller]
             pub fn $method(&self, val: $v, order: Ordering) -> $v {
-                self.sync.run($name, Location::caller(), || self.inner.$method(val, order), |_| Effect::ReadModifyWrite(order))
+                let relaxed = order == Ordering::Relaxed;
+                self.sync.rmw($name, Location::caller(), relaxed, || self.inner.$method(val, order), |_| Effect::ReadModifyWrite(order))
             }
         )*
     };

@@ -44,6 +44,11 @@ pub(crate) fn note_relaxed_read(clock: &VectorClock) {
 
 /// Runs `f` with the clock a Relaxed write of this thread releases: its clock at its latest
 /// release fence, or `None` when it has made none (then the write releases nothing).
+/// Whether the calling thread has made a release fence (true when that cannot be known).
+pub(crate) fn has_fence_release() -> bool {
+    FENCES.try_with(|state| state.try_borrow().map_or(true, |s| s.released.is_some())).unwrap_or(true)
+}
+
 pub(crate) fn with_fence_release<R>(f: impl FnOnce(Option<&VectorClock>) -> R) -> R {
     let mut f = Some(f);
     let out = FENCES.try_with(|state| match state.try_borrow() {
