@@ -2,13 +2,14 @@
 // (https://github.com/smol-rs/concurrent-queue, tests/loom.rs), by Stjepan Glavina, Taiki Endo,
 // John Nunley and contributors, licensed under MIT OR Apache-2.0 (as this repository is).
 //
-// Unchanged but for the wasm-only lines: it still uses `loom::{sync, thread, model}`, which in
-// this package is racer's loom stand-in (../../loom-compat, via [patch.crates-io]). So every
-// `loom::model` runs its closure once, on real racer threads, under `racer::check`, and panics
-// with racer's report if it found a data race; loom's exhaustive exploration of interleavings
-// is not done (see loom-compat's docs).
+// Unchanged but for the wasm-only lines and a clippy allow for upstream's style. It still uses
+// `loom::{sync, thread, model}`, which in this package is racer's loom stand-in
+// (../../loom-compat, via [patch.crates-io]). So every `loom::model` runs its closure once, on
+// real racer threads, under `racer::check`, and panics with racer's report if it found a data
+// race; loom's exhaustive exploration of interleavings is not done (see loom-compat's docs).
 
 #![cfg(loom)]
+#![allow(clippy::while_let_loop)] // upstream's code, kept as it is
 
 use concurrent_queue::{ConcurrentQueue, ForcePushError, PopError, PushError};
 use loom::sync::atomic::{AtomicUsize, Ordering};
