@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 /// Tests in the ported suite: bounded 13, unbounded 7, single 11, loom 2.
 const EXPECTED_TESTS: usize = 33;
 
-/// Generous: the race-detect suite takes one to two minutes on two otherwise idle cores (after
-/// its build), but its spinning tests slow down by orders of magnitude when the machine is
+/// Generous: the suite takes 10 to 20 seconds either way on two otherwise idle cores (after its
+/// build), but its spinning tests slow down by orders of magnitude when the machine is
 /// oversubscribed; a livelock must still end the test instead of hanging CI.
 const TIMEOUT: Duration = Duration::from_secs(30 * 60);
 

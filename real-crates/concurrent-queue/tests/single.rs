@@ -146,10 +146,7 @@ fn mpmc() {
 
 #[racer::test]
 fn drops() {
-    // racer: scaled down from upstream's 100 runs, in both builds: with race-detect (racer's
-    // runtime built in the debug profile, every spin of the two threads an atomic checked
-    // under its lock) upstream's count took over a minute (61 s, once over 120 s; 1.4 s off).
-    const RUNS: usize = if cfg!(miri) { 20 } else { 10 };
+    const RUNS: usize = if cfg!(miri) { 20 } else { 100 };
     const STEPS: usize = if cfg!(miri) { 100 } else { 10_000 };
 
     static DROPS: AtomicUsize = AtomicUsize::new(0);
