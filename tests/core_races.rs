@@ -458,3 +458,30 @@ fn check_propagates_a_panic_of_its_closure() {
     let payload = result.unwrap_err();
     assert_eq!(payload.downcast_ref::<&str>(), Some(&"inside check"));
 }
+
+/// A thread racer did not start is named as such in the report (text and JSON), with the fix;
+/// a thread racer spawned is not.
+#[test]
+fn a_thread_racer_did_not_start_is_named_as_such() {
+    let report = racer::check(|| {
+        let cell = Arc::new(Shared::new(0u64));
+        let c = cell.clone();
+        std::thread::Builder::new().name("std-worker".into()).spawn(move || unsafe { c.set(1) }).unwrap().join().unwrap();
+        let c = cell.clone();
+        named("racer-worker", move || unsafe { c.get() }).join().unwrap();
+    });
+    let race = only_race(&report);
+    assert_eq!(race.kind(), RaceKind::Flow);
+    assert_eq!(race.previous().thread_name(), Some("std-worker"));
+    assert!(race.previous().is_foreign_thread() && race.previous().spawned_at().is_none());
+    assert_eq!(race.current().thread_name(), Some("racer-worker"));
+    assert!(!race.current().is_foreign_thread() && race.current().spawned_at().is_some());
+    let text = report.to_string();
+    assert!(
+        text.contains("Thread 'std-worker' was not started by racer") && text.contains("racer::thread::spawn"),
+        "{text}"
+    );
+    assert!(!text.contains("'racer-worker' was not started"), "{text}");
+    let json = report.to_json();
+    assert!(json.contains("\"foreign_thread\":true") && json.contains("\"foreign_thread\":false"), "{json}");
+}

@@ -89,6 +89,8 @@ pub struct Access {
     pub(crate) after_sync: Option<String>,
     /// Where the thread was spawned (absent for threads racer did not spawn).
     pub(crate) spawned_at: Option<Vec<Frame>>,
+    /// The thread was not started by racer (and is not the main thread).
+    pub(crate) foreign_thread: bool,
 }
 
 impl Access {
@@ -124,6 +126,14 @@ impl Access {
     /// The stack of the thread's spawn, for threads spawned through racer.
     pub fn spawned_at(&self) -> Option<&[Frame]> {
         self.spawned_at.as_deref()
+    }
+
+    /// Whether the accessing thread was started by something other than racer (a
+    /// `std::thread`, a test harness, a foreign pool) and is not the main thread: racer sees
+    /// none of the synchronisation that started it or that it does outside racer's wrappers,
+    /// so a race involving it may be one that synchronisation prevents.
+    pub fn is_foreign_thread(&self) -> bool {
+        self.foreign_thread
     }
 
     /// The resolved backtrace, one `#N function  file:line:col` line per frame.
@@ -236,6 +246,14 @@ impl fmt::Display for Race {
                 writeln!(f, "  {} spawned at:", capitalised(&access.thread_label()))?;
                 write_frames(f, frames)?;
             }
+            if access.foreign_thread {
+                writeln!(
+                    f,
+                    "  {} was not started by racer: how it was started, and any synchronisation it does outside \
+                     racer's wrappers, is invisible to racer (start it with racer::thread::spawn or scope)",
+                    capitalised(&access.thread_label())
+                )?;
+            }
         }
         writeln!(f, "==================")
     }
@@ -278,6 +296,7 @@ impl Report {
     ///               racer's own frames left out, at most `history` of them
     ///   spawned_at  the frames of the spawn that made the thread, or null for threads
     ///               racer did not spawn
+    ///   foreign_thread  true for a thread racer did not start, other than the main thread
     /// ```
     ///
     /// With `RACER_OPTIONS=report=json`, races found outside `check` are written one such race
@@ -337,6 +356,7 @@ fn access_json(a: &Access, out: &mut String) {
         Some(frames) => frames_json(frames, out),
         None => out.push_str("null"),
     }
+    out.push_str(&format!(",\"foreign_thread\":{}", a.foreign_thread));
     out.push('}');
 }
 

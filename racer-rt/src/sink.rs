@@ -97,5 +97,6 @@ fn access(kind: AccessKind, r: &Record) -> Access {
         frames: stack::resolve(r.info.stack),
         after_sync: r.info.after_sync().map(|e| e.describe()),
         spawned_at: thread.spawned_at.map(stack::resolve),
+        foreign_thread: thread.foreign,
     }
 }

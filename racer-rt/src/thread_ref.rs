@@ -197,7 +197,7 @@ mod tests {
     use super::*;
 
     fn info(serial: u64) -> Arc<ThreadInfo> {
-        Arc::new(ThreadInfo { serial, name: None, spawned_at: None })
+        Arc::new(ThreadInfo { serial, name: None, spawned_at: None, foreign: false })
     }
 
     #[test]

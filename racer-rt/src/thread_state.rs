@@ -30,6 +30,18 @@ pub struct ThreadInfo {
     pub name: Option<String>,
     /// Stack of the `spawn` call that made the thread (threads racer spawned only).
     pub spawned_at: Option<StackId>,
+    /// A thread racer did not start and that is not the process's main thread (a test
+    /// harness's, a foreign pool's): how it synchronises with other threads is invisible.
+    pub foreign: bool,
+}
+
+/// Whether the calling thread is the process's main thread.
+fn is_main_thread() -> bool {
+    #[cfg(target_os = "linux")]
+    // SAFETY: both calls only return numbers.
+    return unsafe { libc::gettid() == libc::getpid() };
+    #[cfg(not(target_os = "linux"))]
+    return std::thread::current().name() == Some("main");
 }
 
 static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
@@ -162,6 +174,7 @@ impl ThreadState {
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             name: std::thread::current().name().map(str::to_owned),
             spawned_at: None,
+            foreign: !is_main_thread(),
         });
         let state = ThreadState {
             slot,
@@ -217,6 +230,7 @@ impl ThreadState {
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             name,
             spawned_at: Some(spawned_at),
+            foreign: false,
         });
         self.note_sync(SyncEvent { op: "spawning", object: "a thread", created: None, at: site });
         self.tick();
