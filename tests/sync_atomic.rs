@@ -417,3 +417,54 @@ mod races {
         assert_no_race(&report);
     }
 }
+
+/// The pointer RMWs (std 1.91's `fetch_ptr_*`, `fetch_byte_*`, `fetch_or/and/xor`) give std's
+/// results, in both builds.
+#[test]
+fn pointer_rmws_compute_what_std_computes() {
+    let mut buf = [0u64; 8];
+    let base = buf.as_mut_ptr();
+    let ours = AtomicPtr::new(base);
+    let theirs = std_atomic::AtomicPtr::new(base);
+    both!(ours, theirs, fetch_ptr_add(3, Ordering::AcqRel));
+    both!(ours, theirs, fetch_ptr_sub(1, Ordering::Relaxed));
+    both!(ours, theirs, fetch_byte_add(8, Ordering::Release));
+    both!(ours, theirs, fetch_byte_sub(16, Ordering::Acquire));
+    both!(ours, theirs, fetch_or(1, Ordering::SeqCst));
+    both!(ours, theirs, fetch_xor(3, Ordering::Relaxed));
+    both!(ours, theirs, fetch_and(!7, Ordering::Relaxed));
+    both!(ours, theirs, load(Ordering::Relaxed));
+    assert_eq!(ours.load(Ordering::Relaxed), base.wrapping_add(1));
+}
+
+/// A Release pointer RMW is a post that an Acquire load of its value waits on.
+#[cfg(feature = "race-detect")]
+#[test]
+fn a_release_pointer_rmw_orders_what_came_before() {
+    let report = racer::check(|| {
+        let cell = Arc::new(racer::Shared::new(0u64));
+        let tagged = Arc::new(AtomicPtr::new(std::ptr::null_mut::<u64>()));
+        let (c, t) = (cell.clone(), tagged.clone());
+        let writer = thread::spawn(move || {
+            unsafe { c.set(1) };
+            t.fetch_or(1, Ordering::Release);
+        });
+        while tagged.load(Ordering::Acquire).is_null() {
+            thread::yield_now();
+        }
+        assert_eq!(unsafe { cell.get() }, 1);
+        writer.join().unwrap();
+    });
+    assert!(report.is_empty(), "{report}");
+}
+
+/// `update` and `try_update` (std 1.95) give std's results, in both builds.
+#[test]
+fn update_and_try_update_compute_what_std_computes() {
+    let ours = AtomicU32::new(5);
+    let theirs = std_atomic::AtomicU32::new(5);
+    both!(ours, theirs, update(Ordering::AcqRel, Ordering::Acquire, |x| x * 3));
+    both!(ours, theirs, try_update(Ordering::Release, Ordering::Relaxed, |x| x.checked_sub(20)));
+    both!(ours, theirs, try_update(Ordering::SeqCst, Ordering::SeqCst, |x| Some(x + 1)));
+    both!(ours, theirs, load(Ordering::Relaxed));
+}

@@ -421,6 +421,26 @@ macro_rules! common_methods {
             }
             Err(prev)
         }
+
+        /// As std's (`fetch_update` under its newer name).
+        #[track_caller]
+        pub fn try_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<$v, $v>
+        where
+            F: FnMut($v) -> Option<$v>,
+        {
+            self.fetch_update(set_order, fetch_order, f)
+        }
+
+        /// As std's: applies `f` until the compare-exchange succeeds; returns the old value.
+        #[track_caller]
+        pub fn update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F) -> $v
+        where
+            F: FnMut($v) -> $v,
+        {
+            match self.fetch_update(set_order, fetch_order, |v| Some(f(v))) {
+                Ok(v) | Err(v) => v,
+            }
+        }
     };
 }
 
@@ -558,6 +578,66 @@ impl<T> AtomicPtr<T> {
     }
 
     common_methods!(*mut T, "AtomicPtr");
+
+    /// One read-modify-write of the pointer: `f` of the old value is stored, the old value is
+    /// returned. std's pointer RMWs are newer than racer's minimum Rust (1.80), so the real
+    /// operation is a compare-exchange loop on the std atomic; to racer it is one RMW.
+    #[track_caller]
+    fn update_ptr(&self, order: Ordering, f: impl Fn(*mut T) -> *mut T) -> *mut T {
+        let relaxed = order == Ordering::Relaxed;
+        let op = || match self.inner.fetch_update(order, failure_order(order), |p| Some(f(p))) {
+            Ok(old) | Err(old) => old,
+        };
+        self.sync.rmw("AtomicPtr", Location::caller(), relaxed, op, |_| Effect::ReadModifyWrite(order))
+    }
+
+    /// Adds `val` elements of `T` to the pointer (wrapping), as std's.
+    #[track_caller]
+    pub fn fetch_ptr_add(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| p.wrapping_add(val))
+    }
+
+    /// Subtracts `val` elements of `T` from the pointer (wrapping), as std's.
+    #[track_caller]
+    pub fn fetch_ptr_sub(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| p.wrapping_sub(val))
+    }
+
+    /// Adds `val` bytes to the pointer (wrapping), as std's.
+    #[track_caller]
+    pub fn fetch_byte_add(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| p.wrapping_byte_add(val))
+    }
+
+    /// Subtracts `val` bytes from the pointer (wrapping), as std's.
+    #[track_caller]
+    pub fn fetch_byte_sub(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| p.wrapping_byte_sub(val))
+    }
+
+    /// Bitwise "or" of the pointer's address with `val`, keeping its provenance, as std's.
+    #[track_caller]
+    pub fn fetch_or(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| with_addr(p, p as usize | val))
+    }
+
+    /// Bitwise "and" of the pointer's address with `val`, keeping its provenance, as std's.
+    #[track_caller]
+    pub fn fetch_and(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| with_addr(p, p as usize & val))
+    }
+
+    /// Bitwise "xor" of the pointer's address with `val`, keeping its provenance, as std's.
+    #[track_caller]
+    pub fn fetch_xor(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| with_addr(p, p as usize ^ val))
+    }
+}
+
+/// `p` moved to address `addr`, with `p`'s provenance (`<*mut T>::with_addr` is newer than
+/// racer's minimum Rust).
+fn with_addr<T>(p: *mut T, addr: usize) -> *mut T {
+    p.wrapping_byte_add(addr.wrapping_sub(p as usize))
 }
 
 impl<T> Default for AtomicPtr<T> {
