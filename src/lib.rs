@@ -15,3 +15,6 @@ pub use racer_rt::{stats, AlgorithmStats, Stats};
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;
+#[cfg(feature = "race-detect")]
+#[doc(hidden)]
+pub use racer_rt::slow_accesses_on_this_thread as __slow_accesses_on_this_thread;

@@ -82,6 +82,12 @@ pub fn select_algorithm(algorithm: u8) {
     algorithm::select(algorithm);
 }
 
+/// How many of the calling thread's `Shared` accesses went through the slow path (missed the
+/// cell's cache of seen accesses): for tests of the fast path (not a stable API).
+#[cfg(feature = "race-detect")]
+#[doc(hidden)]
+pub use shadow::slow_accesses_on_this_thread;
+
 /// Whether this build checks for races (the `race-detect` feature).
 #[cfg(feature = "race-detect")]
 pub const ENABLED: bool = true;

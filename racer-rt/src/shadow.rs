@@ -44,6 +44,17 @@ impl AccessInfo {
     }
 }
 
+thread_local! {
+    /// Accesses of this thread that missed the cells' caches of seen accesses.
+    static SLOW_ACCESSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many of the calling thread's `Shared` accesses so far missed their cell's cache of seen
+/// accesses and went through the cell's state: what tests of the fast path count.
+pub fn slow_accesses_on_this_thread() -> u64 {
+    SLOW_ACCESSES.try_with(std::cell::Cell::get).unwrap_or(0)
+}
+
 /// Many more shards than cores: threads working on different cells rarely meet on one lock.
 const SHARDS: usize = 128;
 
@@ -89,6 +100,7 @@ impl CellMeta {
     #[cold]
     #[inline(never)]
     fn access_slow(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
+        let _ = SLOW_ACCESSES.try_with(|n| n.set(n.get() + 1));
         with_current(|t| {
             // Never dropped: its handle is uncounted (the state keeps counted clones of it).
             let cur = std::mem::ManuallyDrop::new(Recorded {
