@@ -377,6 +377,9 @@ macro_rules! common_methods {
 
         #[track_caller]
         pub fn compare_exchange(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
+            if let Some(seen) = self.fails_at(current, failure) {
+                return Err(seen);
+            }
             self.sync.rmw(
                 $name,
                 Location::caller(),
@@ -388,6 +391,9 @@ macro_rules! common_methods {
 
         #[track_caller]
         pub fn compare_exchange_weak(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
+            if let Some(seen) = self.fails_at(current, failure) {
+                return Err(seen);
+            }
             self.sync.rmw(
                 $name,
                 Location::caller(),
@@ -395,6 +401,22 @@ macro_rules! common_methods {
                 || self.inner.compare_exchange_weak(current, new, success, failure),
                 |r| if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) },
             )
+        }
+
+        /// The value, if a compare-exchange expecting `current` would fail now: read first
+        /// with a load of the failure ordering (lock-free when the thread has the value's
+        /// release clock), so that a spinning compare-exchange neither takes the atomic's lock
+        /// nor its cache line while the value is not the one it waits for. A failed
+        /// compare-exchange is that load; std's panics for a release failure ordering are left
+        /// to the real one.
+        #[inline]
+        #[track_caller]
+        fn fails_at(&self, current: $v, failure: Ordering) -> Option<$v> {
+            if matches!(failure, Ordering::Release | Ordering::AcqRel) {
+                return None;
+            }
+            let seen = self.sync.load($name, Location::caller(), failure, || self.inner.load(failure));
+            (seen != current).then_some(seen)
         }
 
         #[deprecated(note = "Use `compare_exchange` or `compare_exchange_weak` instead")]
