@@ -35,11 +35,7 @@ impl SyncClock {
     }
 
     pub fn post_from(&self, t: &mut ThreadState, event: SyncEvent) -> Epoch {
-        let posted = t.clock.get(t.slot);
-        self.clock.lock().join(&t.clock);
-        t.note_sync(event);
-        t.tick();
-        posted
+        post_into(&mut self.clock.lock(), t, event)
     }
 
     /// An acquire by the calling thread.
@@ -48,8 +44,7 @@ impl SyncClock {
     }
 
     pub fn wait_into(&self, t: &mut ThreadState, event: SyncEvent) {
-        t.clock.join(&self.clock.lock());
-        t.note_sync(event);
+        wait_on(&self.clock.lock(), t, event);
     }
 
 }
@@ -79,12 +74,8 @@ impl HeldClock {
     /// # Safety
     /// The calling thread holds the lock whose clock this is.
     pub unsafe fn post(&self, event: SyncEvent) {
-        with_current(|t| {
-            // SAFETY: the caller holds the lock, so nobody else reaches the clock.
-            unsafe { (*self.clock.get()).join(&t.clock) };
-            t.note_sync(event);
-            t.tick();
-        });
+        // SAFETY: the caller holds the lock, so nobody else reaches the clock.
+        with_current(|t| post_into(unsafe { &mut *self.clock.get() }, t, event));
     }
 
     /// The acquire of the lock by the calling thread, once it holds it.
@@ -92,12 +83,25 @@ impl HeldClock {
     /// # Safety
     /// The calling thread holds the lock whose clock this is.
     pub unsafe fn wait(&self, event: SyncEvent) {
-        with_current(|t| {
-            // SAFETY: as in `post`.
-            t.clock.join(unsafe { &*self.clock.get() });
-            t.note_sync(event);
-        });
+        // SAFETY: as in `post`.
+        with_current(|t| wait_on(unsafe { &*self.clock.get() }, t, event));
     }
+}
+
+/// A post of thread `t` into an object's `clock`: the clock absorbs the thread's, then the
+/// thread starts a new segment. Returns the epoch posted.
+fn post_into(clock: &mut VectorClock, t: &mut ThreadState, event: SyncEvent) -> Epoch {
+    let posted = t.clock.get(t.slot);
+    clock.join(&t.clock);
+    t.note_sync(event);
+    t.tick();
+    posted
+}
+
+/// A wait of thread `t` on an object's `clock`: the thread's clock absorbs it.
+fn wait_on(clock: &VectorClock, t: &mut ThreadState, event: SyncEvent) {
+    t.clock.join(clock);
+    t.note_sync(event);
 }
 
 /// A synchronisation operation, kept so a report can say what a thread last did before an
