@@ -394,6 +394,14 @@ fn accesses(c: &mut Criterion) {
     g.bench_function("same_segment_write/std", |b| b.iter(|| plain.with_mut(|p| unsafe { *black_box(p) += 1 })));
     g.bench_function("same_segment_read/racer", |b| b.iter(|| cell.with(|p| unsafe { *black_box(p) })));
     g.bench_function("same_segment_read/std", |b| b.iter(|| plain.with(|p| unsafe { *black_box(p) })));
+    // Read-modify-write in one segment (`x.set(x.get() + 1)`): the segment's write covers its
+    // reads, so after the first of each every access hits, as in the write-only loop above.
+    g.bench_function("same_segment_read_then_write/racer", |b| {
+        b.iter(|| unsafe { cell.set(black_box(cell.get()) + 1) })
+    });
+    g.bench_function("same_segment_read_then_write/std", |b| {
+        b.iter(|| plain.with_mut(|p| unsafe { *p = black_box(*p) + 1 }))
+    });
 
     // A lock/unlock ends the segment, so the write after it takes the slow path. The cost of
     // that write is the difference between the two racer figures.
