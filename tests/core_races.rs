@@ -485,3 +485,31 @@ fn a_thread_racer_did_not_start_is_named_as_such() {
     let json = report.to_json();
     assert!(json.contains("\"foreign_thread\":true") && json.contains("\"foreign_thread\":false"), "{json}");
 }
+
+/// std's scope joins every scoped thread before it resumes a panic, whether a scoped thread
+/// panicked or the body did: the scope's end orders their accesses on that path too.
+#[test]
+fn a_panicking_scope_still_orders_its_threads_before_its_end() {
+    for body_panics in [false, true] {
+        let report = racer::check(|| {
+            let cell = Shared::new(0u64);
+            let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                thread::scope(|s| {
+                    s.spawn(|| {
+                        unsafe { cell.set(1) };
+                        if !body_panics {
+                            panic!("a scoped thread panics (expected by the test)");
+                        }
+                    });
+                    if body_panics {
+                        panic!("the scope's body panics (expected by the test)");
+                    }
+                });
+            }));
+            assert!(unwound.is_err());
+            assert_eq!(unsafe { cell.get() }, 1);
+            unsafe { cell.set(2) };
+        });
+        assert!(report.is_empty(), "body_panics = {body_panics}: {report}");
+    }
+}

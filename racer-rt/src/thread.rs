@@ -251,26 +251,29 @@ pub fn scope<'env, F, T>(f: F) -> T
 where
     F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> T,
 {
-    struct Unregister(std::cell::Cell<usize>);
-    impl Drop for Unregister {
+    /// The end of the scope, also when it unwinds: std's scope has joined every thread it
+    /// spawned before it returns or resumes a panic (of the body or of a scoped thread), so
+    /// the wait on their exits belongs on both paths.
+    struct EndOfScope {
+        key: std::cell::Cell<usize>,
+        ends: Arc<SyncClock>,
+        site: &'static Location<'static>,
+    }
+    impl Drop for EndOfScope {
         fn drop(&mut self) {
-            SCOPE_ENDS.remove(&self.0.get());
+            SCOPE_ENDS.remove(&self.key.get());
+            self.ends.wait(SyncEvent { op: "ending", object: "a thread scope", created: None, at: self.site });
         }
     }
-    let site = Location::caller();
-    let ends = Arc::new(SyncClock::new());
-    let registered = Unregister(std::cell::Cell::new(0));
-    let result = std::thread::scope(|s| {
+    let end = EndOfScope { key: std::cell::Cell::new(0), ends: Arc::new(SyncClock::new()), site: Location::caller() };
+    std::thread::scope(|s| {
         let key = s as *const std::thread::Scope<'_, 'env> as usize;
-        SCOPE_ENDS.insert(key, ends.clone());
-        registered.0.set(key);
+        SCOPE_ENDS.insert(key, end.ends.clone());
+        end.key.set(key);
         // SAFETY: `Scope` is `repr(transparent)` over `std::thread::Scope`.
         let ours: &Scope<'_, 'env> = unsafe { &*(s as *const std::thread::Scope<'_, 'env> as *const Scope<'_, 'env>) };
         f(ours)
-    });
-    drop(registered);
-    ends.wait(SyncEvent { op: "ending", object: "a thread scope", created: None, at: site });
-    result
+    })
 }
 
 /// An owned permission to join a scoped thread, as `std::thread::ScopedJoinHandle`.
