@@ -107,7 +107,9 @@ impl CellMeta {
                 segment: t.segment(),
                 info: AccessInfo {
                     stack: stack::capture_access(site, t.last_sync_id()),
-                    thread: std::mem::ManuallyDrop::into_inner(t.thread_ref.uncounted()),
+                    // SAFETY: inside a `ManuallyDrop` that lives only in this closure, while
+                    // `t.thread_ref` lives on.
+                    thread: unsafe { t.thread_ref.uncounted() },
                 },
             });
             let cur = &*cur;

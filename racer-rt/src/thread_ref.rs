@@ -90,11 +90,14 @@ impl ThreadRef {
 }
 
 impl ThreadRef {
-    /// A copy that names the thread without counting as a handle, for a record that lives no
-    /// longer than `self` and is never dropped (clones of it count as usual).
+    /// A copy that names the thread without counting as a handle (clones of it count as
+    /// usual).
+    ///
+    /// # Safety
+    /// The copy must never be dropped (keep it in a `ManuallyDrop`) and must not outlive `self`.
     #[inline]
-    pub fn uncounted(&self) -> std::mem::ManuallyDrop<ThreadRef> {
-        std::mem::ManuallyDrop::new(ThreadRef(self.0))
+    pub unsafe fn uncounted(&self) -> ThreadRef {
+        ThreadRef(self.0)
     }
 }
 
