@@ -4,23 +4,21 @@
 //! A full unwind through the system unwinder costs microseconds per stack: it finds the FDE of
 //! every frame and interprets its CFI program each time. Here the outcome of that work for one
 //! code address, on x86_64 a handful of numbers (where the caller's frame starts, where the
-//! return address and the saved `rbp` lie), is computed once with `gimli` and cached, first per
+//! return address and the saved `rbp` lie), is computed once (by `racer-rt`, from the
+//! unwind tables, through `platform::Platform::unwind_rule`) and cached, first per
 //! thread (no lock, no atomic), then process-wide. A step of the walk is then a cache probe and
 //! two or three loads from the stack.
 //!
-//! Only x86_64 Linux: elsewhere `stack` unwinds with the `backtrace` crate.
+//! Only x86_64 Linux: elsewhere `stack` unwinds through the platform's unwinder.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use gimli::{BaseAddresses, CfaRule, EhFrame, EhFrameHdr, EndianSlice, NativeEndian, ParsedEhFrameHdr, RegisterRule, UnwindContext, UnwindSection, X86_64};
-use once_cell::sync::Lazy;
-use parking_lot::RwLock;
-use smallvec::SmallVec;
+use std::sync::LazyLock as Lazy;
+use crate::lock::RwLock;
+use crate::small_vec::SmallVec;
 
 use crate::fast_hash::FastBuild;
-
-type Section = EndianSlice<'static, NativeEndian>;
 
 /// How to go from a frame at a code address to its caller's frame, on x86_64.
 ///
@@ -30,118 +28,23 @@ type Section = EndianSlice<'static, NativeEndian>;
 /// the CFA (`cfa_base` register plus `cfa_offset`), the return address is stored at
 /// `CFA + ra_offset` and, when `bp_offset != 0`, the caller's `rbp` at `CFA + bp_offset`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Rule {
-    cfa_offset: i32,
-    bp_offset: i16,
-    ra_offset: i8,
-    cfa_from_bp: bool,
+pub struct Rule {
+    pub cfa_offset: i32,
+    pub bp_offset: i16,
+    pub ra_offset: i8,
+    pub cfa_from_bp: bool,
 }
 
-const UNKNOWN: i8 = i8::MIN;
+pub const UNKNOWN: i8 = i8::MIN;
 
 impl Rule {
-    const UNKNOWN: Rule = Rule { cfa_offset: 0, bp_offset: 0, ra_offset: UNKNOWN, cfa_from_bp: false };
-    const OUTERMOST: Rule = Rule { cfa_offset: 0, bp_offset: 0, ra_offset: 0, cfa_from_bp: false };
+    pub const UNKNOWN: Rule = Rule { cfa_offset: 0, bp_offset: 0, ra_offset: UNKNOWN, cfa_from_bp: false };
+    pub const OUTERMOST: Rule = Rule { cfa_offset: 0, bp_offset: 0, ra_offset: 0, cfa_from_bp: false };
 }
-
-/// One loaded object's unwind tables, read in place from its mapped `.eh_frame_hdr` and
-/// `.eh_frame`.
-struct Module {
-    /// The object's executable segments, `[start, end)` in the process's addresses.
-    text: Vec<(usize, usize)>,
-    hdr: ParsedEhFrameHdr<Section>,
-    eh_frame: EhFrame<Section>,
-    bases: BaseAddresses,
-}
-
-/// Every object loaded when the first stack is walked. Code loaded later has no rule and makes
-/// the walk give up, so the caller unwinds it the slow way.
-static MODULES: Lazy<Vec<Module>> = Lazy::new(loaded_modules);
 
 /// Rules made so far, shared by all threads: a new thread's first walks look here before they
 /// interpret CFI again.
 static SHARED_RULES: Lazy<RwLock<HashMap<usize, Rule, FastBuild>>> = Lazy::new(|| RwLock::new(HashMap::with_hasher(FastBuild)));
-
-fn loaded_modules() -> Vec<Module> {
-    let mut modules: Vec<Module> = Vec::new();
-    // SAFETY: the callback only reads the program headers it is handed, and `data` is the
-    // `Vec` above, borrowed for the duration of the call.
-    unsafe {
-        libc::dl_iterate_phdr(Some(add_module), &mut modules as *mut Vec<Module> as *mut libc::c_void);
-    }
-    modules
-}
-
-unsafe extern "C" fn add_module(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut libc::c_void) -> libc::c_int {
-    // SAFETY: `dl_iterate_phdr` hands a valid `info` whose `dlpi_phdr` has `dlpi_phnum`
-    // entries, and `data` is the `Vec` of `loaded_modules`.
-    let (info, modules) = unsafe { (&*info, &mut *(data as *mut Vec<Module>)) };
-    let base = info.dlpi_addr as usize;
-    let phdrs = if info.dlpi_phdr.is_null() {
-        &[][..]
-    } else {
-        // SAFETY: see above.
-        unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) }
-    };
-    let loads: Vec<(usize, usize, bool)> = phdrs
-        .iter()
-        .filter(|p| p.p_type == libc::PT_LOAD)
-        .map(|p| (base + p.p_vaddr as usize, base + (p.p_vaddr + p.p_memsz) as usize, p.p_flags & libc::PF_X != 0))
-        .collect();
-    let Some(hdr) = phdrs.iter().find(|p| p.p_type == libc::PT_GNU_EH_FRAME) else { return 0 };
-    let hdr_start = base + hdr.p_vaddr as usize;
-    // SAFETY: the segment is mapped for as long as the object is loaded; objects loaded at
-    // start-up (all that are listed here before any `dlclose`) stay loaded.
-    let hdr_bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(hdr_start as *const u8, hdr.p_memsz as usize) };
-    let text: Vec<(usize, usize)> = loads.iter().filter(|l| l.2).map(|l| (l.0, l.1)).collect();
-    let bases = BaseAddresses::default().set_eh_frame_hdr(hdr_start as u64).set_text(text.first().map_or(0, |t| t.0) as u64);
-    let Ok(parsed) = EhFrameHdr::new(hdr_bytes, NativeEndian).parse(&bases, 8) else { return 0 };
-    let Ok(eh_frame_start) = parsed.eh_frame_ptr().direct() else { return 0 };
-    let eh_frame_start = eh_frame_start as usize;
-    // `.eh_frame` has no length of its own here: it runs at most to the end of its segment.
-    let Some(&(_, segment_end, _)) = loads.iter().find(|l| l.0 <= eh_frame_start && eh_frame_start < l.1) else { return 0 };
-    // SAFETY: inside a mapped segment of the object, as above.
-    let eh_frame_bytes: &'static [u8] =
-        unsafe { std::slice::from_raw_parts(eh_frame_start as *const u8, segment_end - eh_frame_start) };
-    let mut eh_frame = EhFrame::new(eh_frame_bytes, NativeEndian);
-    eh_frame.set_address_size(8);
-    let bases = bases.set_eh_frame(eh_frame_start as u64);
-    modules.push(Module { text, hdr: parsed, eh_frame, bases });
-    0
-}
-
-/// Interprets the CFI of the code at `address` (a return address minus one, or an exact
-/// instruction address).
-fn make_rule(address: usize) -> Rule {
-    let Some(module) = MODULES.iter().find(|m| m.text.iter().any(|&(s, e)| s <= address && address < e)) else {
-        return Rule::UNKNOWN;
-    };
-    let Some(table) = module.hdr.table() else { return Rule::UNKNOWN };
-    let mut ctx = UnwindContext::new();
-    let row = table.unwind_info_for_address(&module.eh_frame, &module.bases, &mut ctx, address as u64, EhFrame::cie_from_offset);
-    let Ok(row) = row else { return Rule::UNKNOWN };
-    let (cfa_from_bp, cfa_offset) = match *row.cfa() {
-        CfaRule::RegisterAndOffset { register, offset } if register == X86_64::RSP => (false, offset),
-        CfaRule::RegisterAndOffset { register, offset } if register == X86_64::RBP => (true, offset),
-        _ => return Rule::UNKNOWN,
-    };
-    let ra_offset = match row.register(X86_64::RA) {
-        Some(RegisterRule::Undefined) => return Rule::OUTERMOST,
-        Some(RegisterRule::Offset(o)) => o,
-        _ => return Rule::UNKNOWN,
-    };
-    let bp_offset = match row.register(X86_64::RBP) {
-        None | Some(RegisterRule::SameValue) | Some(RegisterRule::Undefined) => 0,
-        Some(RegisterRule::Offset(o)) if o != 0 => o,
-        _ => return Rule::UNKNOWN,
-    };
-    match (i32::try_from(cfa_offset), i16::try_from(bp_offset), i8::try_from(ra_offset)) {
-        (Ok(cfa_offset), Ok(bp_offset), Ok(ra_offset)) if ra_offset != 0 && ra_offset != UNKNOWN => {
-            Rule { cfa_offset, bp_offset, ra_offset, cfa_from_bp }
-        }
-        _ => Rule::UNKNOWN,
-    }
-}
 
 /// The rule for return address `key` (looked up at `key - 1`, inside the call): process-wide
 /// table first, CFI interpretation on a miss.
@@ -150,7 +53,7 @@ fn shared_rule(key: usize) -> Rule {
     if let Some(&rule) = SHARED_RULES.read().get(&key) {
         return rule;
     }
-    let rule = make_rule(key.wrapping_sub(1));
+    let rule = (crate::platform::get().unwind_rule)(key.wrapping_sub(1));
     SHARED_RULES.write().insert(key, rule);
     rule
 }
@@ -240,7 +143,7 @@ impl Start {
 /// [`unchanged`]).
 #[derive(Default)]
 pub struct Reads {
-    pub words: SmallVec<[(usize, usize); 24]>,
+    pub words: SmallVec<(usize, usize), 24>,
     pub used_start_bp: bool,
 }
 
@@ -331,7 +234,7 @@ impl Iterator for Frames<'_, '_> {
 /// addresses onto `ips` until it holds `limit` words, and logging every word read into
 /// `reads`. False when the walk cannot run here (the thread-local cache is gone or busy) or
 /// stopped at code it has no rule for: the caller then unwinds the slow way.
-pub fn walk(start: Start, (low, high): (usize, usize), limit: usize, ips: &mut SmallVec<[usize; 48]>, reads: &mut Reads) -> bool {
+pub fn walk(start: Start, (low, high): (usize, usize), limit: usize, ips: &mut SmallVec<usize, 48>, reads: &mut Reads) -> bool {
     CACHE
         .try_with(|cache| {
             let Ok(mut cache) = cache.try_borrow_mut() else { return false };
@@ -357,16 +260,4 @@ pub fn unchanged(reads: &Reads) -> bool {
     // SAFETY: each address was inside the calling thread's mapped stack when it was read, and
     // the caller checks that the bounds are the same.
     reads.words.iter().all(|&(address, value)| unsafe { std::ptr::read_volatile(address as *const usize) } == value)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn modules_with_unwind_tables_are_found() {
-        let here = modules_with_unwind_tables_are_found as *const () as usize;
-        assert!(MODULES.iter().any(|m| m.text.iter().any(|&(s, e)| s <= here && here < e)), "this test's own code is in a module");
-        assert_ne!(make_rule(here + 8), Rule::UNKNOWN, "this function has a rule");
-    }
 }

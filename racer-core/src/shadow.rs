@@ -10,8 +10,7 @@
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use parking_lot::Mutex;
-use smallvec::SmallVec;
+use crate::lock::Mutex;
 
 use crate::algorithm::Recorded;
 use crate::report::{AccessKind, RaceKind};
@@ -62,7 +61,7 @@ const SHARDS: usize = 128;
 #[repr(align(64))]
 struct ShardLock(Mutex<()>);
 
-static SHARD_LOCKS: [ShardLock; SHARDS] = [const { ShardLock(parking_lot::const_mutex(())) }; SHARDS];
+static SHARD_LOCKS: [ShardLock; SHARDS] = [const { ShardLock(Mutex::new(())) }; SHARDS];
 
 fn shard_lock(address: usize) -> &'static Mutex<()> {
     // Fibonacci hashing of the address: neighbouring cells land on different shards.
@@ -113,7 +112,7 @@ impl CellMeta {
                 },
             });
             let cur = &*cur;
-            let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
+            let mut found: Vec<(RaceKind, Record)> = Vec::new();
             let (before, after) = {
                 let _shard = shard_lock(self as *const CellMeta as usize).lock();
                 let mut bits: StateBits = self.state.load(Ordering::Relaxed);
@@ -157,7 +156,7 @@ impl CellMeta {
             return; // this segment wrote it last: nothing new to find
         }
         with_current(|t| {
-            let mut found: SmallVec<[(RaceKind, Record); 2]> = SmallVec::new();
+            let mut found: Vec<(RaceKind, Record)> = Vec::new();
             cell.policy().check_write(&t.clock, &mut |k, prev| found.push((k, prev.clone())));
             if found.is_empty() {
                 return;

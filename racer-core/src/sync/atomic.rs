@@ -25,7 +25,7 @@
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe};
 
-use parking_lot::Mutex;
+use crate::lock::Mutex;
 
 use crate::clock::{Slot, VectorClock};
 use crate::sync_clock::SyncEvent;

@@ -9,8 +9,8 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dashmap::DashMap;
-use once_cell::sync::Lazy;
+use crate::sharded_map::ShardedMap;
+use std::sync::LazyLock as Lazy;
 
 pub use std::thread::{available_parallelism, panicking, sleep, yield_now, Result, ThreadId};
 
@@ -24,10 +24,10 @@ pub struct Thread {
     inner: std::thread::Thread,
 }
 
-static PARK_CLOCKS: Lazy<DashMap<ThreadId, Arc<SyncClock>>> = Lazy::new(DashMap::new);
+static PARK_CLOCKS: Lazy<ShardedMap<ThreadId, Arc<SyncClock>>> = Lazy::new(ShardedMap::new);
 
 fn park_clock(id: ThreadId) -> Arc<SyncClock> {
-    PARK_CLOCKS.entry(id).or_default().clone()
+    PARK_CLOCKS.get_or_insert_with(id, Arc::default)
 }
 
 impl Thread {
@@ -220,12 +220,12 @@ pub struct Scope<'scope, 'env: 'scope> {
     inner: std::thread::Scope<'scope, 'env>,
 }
 
-static SCOPE_ENDS: Lazy<DashMap<usize, Arc<SyncClock>>> = Lazy::new(DashMap::new);
+static SCOPE_ENDS: Lazy<ShardedMap<usize, Arc<SyncClock>>> = Lazy::new(ShardedMap::new);
 
 impl<'scope, 'env> Scope<'scope, 'env> {
     fn ends(&self) -> Arc<SyncClock> {
         let key = &self.inner as *const _ as usize;
-        SCOPE_ENDS.get(&key).map(|c| c.clone()).expect("racer: a Scope outlived its racer::thread::scope call")
+        SCOPE_ENDS.get(&key).expect("racer: a Scope outlived its racer::thread::scope call")
     }
 
     #[track_caller]

@@ -11,9 +11,8 @@
 use std::panic::Location;
 use std::path::Path;
 
-use dashmap::DashMap;
+use crate::sharded_map::ShardedMap;
 
-use crate::fast_hash::FastBuild;
 use crate::shadow::Record;
 use crate::stack::{self, StackId};
 
@@ -75,7 +74,7 @@ impl Rule {
 #[derive(Default)]
 pub struct Suppressions {
     rules: Vec<Rule>,
-    decided: DashMap<StackId, bool, FastBuild>,
+    decided: ShardedMap<StackId, bool>,
 }
 
 /// Parses the text of a suppressions file named `file`. The error names `file:line`.
@@ -106,7 +105,7 @@ impl Suppressions {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read suppressions '{shown}': {e}", crate::options::VARIABLE))?;
-        Ok(Suppressions { rules: parse(&text, &shown)?, decided: DashMap::with_hasher(FastBuild) })
+        Ok(Suppressions { rules: parse(&text, &shown)?, decided: ShardedMap::new() })
     }
 
     /// Whether a race between these two accesses is suppressed. Resolves each stack at most
@@ -124,7 +123,7 @@ impl Suppressions {
 
     fn matches_stack(&self, id: StackId) -> bool {
         if let Some(known) = self.decided.get(&id) {
-            return *known;
+            return known;
         }
         let hit = stack::resolve(id).iter().any(|frame| {
             self.rules.iter().any(|rule| rule.matches(&frame.function) || frame.file.as_deref().is_some_and(|f| rule.matches(f)))

@@ -7,8 +7,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use once_cell::sync::Lazy;
-use parking_lot::Mutex;
+use std::sync::LazyLock as Lazy;
+use crate::lock::Mutex;
 
 use crate::report::{Access, AccessKind, Race, RaceKind, Report};
 use crate::shadow::Record;

@@ -1,7 +1,7 @@
 //! `RACER_OPTIONS`: the detector's settings, read from the environment once per process.
 //!
 //! The variable holds comma-separated `key=value` pairs (`halt_on_error=1,exitcode=70`). It is
-//! read by a start-up hook (`ctor`) before `main` and the test harness run, so a mistake stops
+//! read by racer-rt's start-up hook (`ctor`, calling `racer_core::start_up`) before `main` and the test harness run, so a mistake stops
 //! the program at once with status 2 and a message naming the key; [`get`] reads it lazily
 //! too, so code that runs before the hook (another crate's start-up hook) sees the same
 //! settings. Empty entries are ignored and a key given twice keeps its last value.
@@ -10,7 +10,7 @@ use std::fs::{File, OpenOptions};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use parking_lot::Mutex;
+use crate::lock::Mutex;
 
 use crate::suppressions::Suppressions;
 
@@ -168,36 +168,9 @@ fn load() -> Result<Config, String> {
     Ok(Config { options, log, suppressions })
 }
 
-/// Reads the options before `main` (and before the test harness starts its threads), so a bad
-/// option stops the program before anything runs.
-#[ctor::ctor(unsafe)]
-fn read_at_start_up() {
-    get();
-    #[cfg(racer_unoptimised)]
-    crate::exit::write_stderr(UNOPTIMISED_HINT);
-}
-
-/// Said once per process when this crate was built with `opt-level = 0` (see `build.rs`): the
-/// user's dev and test profiles build dependencies so unless told otherwise, and only the
-/// user's own `Cargo.toml` can tell them.
-#[cfg_attr(not(any(racer_unoptimised, test)), allow(dead_code))]
-const UNOPTIMISED_HINT: &str = "racer: racer-rt is built without optimisations (opt-level 0, the dev and test profiles' \
-default), which makes every check about 10x slower; add to your workspace's Cargo.toml:
-    [profile.dev.package.racer-rt]
-    opt-level = 3
-";
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The hint is the exact text a user pastes: a profile override Cargo accepts.
-    #[test]
-    fn the_unoptimised_hint_names_the_lines_to_add() {
-        let lines: Vec<&str> = UNOPTIMISED_HINT.lines().skip(1).map(str::trim).collect();
-        assert_eq!(lines, ["[profile.dev.package.racer-rt]", "opt-level = 3"]);
-        assert!(UNOPTIMISED_HINT.starts_with("racer: ") && UNOPTIMISED_HINT.ends_with('\n'));
-    }
 
     #[test]
     fn empty_gives_the_defaults() {

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use parking_lot::Mutex;
+use crate::lock::Mutex;
 
 use crate::options::{self, ReportFormat};
 use crate::report::{race_json, Race};

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::panic::Location;
 
-use parking_lot::Mutex;
+use crate::lock::Mutex;
 
 pub use std::sync::BarrierWaitResult;
 

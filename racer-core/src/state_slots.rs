@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::ptr::NonNull;
 
-use parking_lot::Mutex;
+use crate::lock::Mutex;
 
 use crate::algorithm::{Alg3, Alg4, Alg5, AnyPolicy, CellPolicy};
 use crate::shadow::AccessInfo;
@@ -104,7 +104,7 @@ impl FreeList {
 }
 
 /// Slots freed by threads whose lists grew long or that ended.
-static SHARED_FREE: Mutex<FreeList> = parking_lot::const_mutex(FreeList::new());
+static SHARED_FREE: Mutex<FreeList> = Mutex::new(FreeList::new());
 
 /// The calling thread's free slots; given to `SHARED_FREE` when the thread ends.
 struct LocalFree(FreeList);

@@ -12,7 +12,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use crate::lock::Mutex;
 
 use crate::algorithm::{AnyPolicy, CellPolicy, ALGORITHMS};
 use crate::shadow::{AccessInfo, CellMeta};
@@ -90,7 +90,7 @@ struct Registry {
     ended: [Sums; 3],
 }
 
-static REGISTRY: Mutex<Registry> = parking_lot::const_mutex(Registry { live: Vec::new(), ended: [[0; 3]; 3] });
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry { live: Vec::new(), ended: [[0; 3]; 3] });
 
 impl Registry {
     /// Per algorithm, the sums now; also takes a sample of the peak.

@@ -13,8 +13,8 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use once_cell::sync::Lazy;
-use parking_lot::Mutex;
+use std::sync::LazyLock as Lazy;
+use crate::lock::Mutex;
 
 use crate::clock::{Epoch, Segment, Slot, VectorClock};
 use crate::sink::Sink;
@@ -37,11 +37,7 @@ pub struct ThreadInfo {
 
 /// Whether the calling thread is the process's main thread.
 fn is_main_thread() -> bool {
-    #[cfg(target_os = "linux")]
-    // SAFETY: both calls only return numbers.
-    return unsafe { libc::gettid() == libc::getpid() };
-    #[cfg(not(target_os = "linux"))]
-    return std::thread::current().name() == Some("main");
+    (crate::platform::get().is_main_thread)()
 }
 
 static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);

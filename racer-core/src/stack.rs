@@ -11,10 +11,10 @@ use std::hash::BuildHasher;
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use dashmap::DashMap;
-use once_cell::sync::Lazy;
-use parking_lot::RwLock;
-use smallvec::SmallVec;
+use crate::sharded_map::ShardedMap;
+use std::sync::LazyLock as Lazy;
+use crate::lock::RwLock;
+use crate::small_vec::SmallVec;
 
 use crate::fast_hash::FastBuild;
 use crate::report::Frame;
@@ -32,11 +32,11 @@ const OWN_FRAMES_SLACK: usize = 12;
 pub struct StackId(u32);
 
 struct Depot {
-    ids: DashMap<Box<[usize]>, StackId, FastBuild>,
+    ids: ShardedMap<Box<[usize]>, StackId>,
     stacks: RwLock<Vec<Box<[usize]>>>,
 }
 
-static DEPOT: Lazy<Depot> = Lazy::new(|| Depot { ids: DashMap::with_hasher(FastBuild), stacks: RwLock::new(Vec::new()) });
+static DEPOT: Lazy<Depot> = Lazy::new(|| Depot { ids: ShardedMap::new(), stacks: RwLock::new(Vec::new()) });
 
 /// Words in front of the frames of each depot entry: the access site (a `&'static Location`, or
 /// 0) and the last sync event (`SyncEventId::to_tag`).
@@ -86,7 +86,7 @@ pub fn after_sync(id: StackId) -> Option<SyncEventId> {
 #[inline(never)]
 fn capture_tagged(site: usize, sync: usize) -> StackId {
     let limit = HISTORY.load(Ordering::Relaxed) + OWN_FRAMES_SLACK + TAG_WORDS;
-    let mut ips: SmallVec<[usize; 48]> = SmallVec::new();
+    let mut ips: SmallVec<usize, 48> = SmallVec::default();
     ips.push(site);
     ips.push(sync);
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
@@ -108,19 +108,12 @@ fn capture_tagged(site: usize, sync: usize) -> StackId {
     intern_recent(&ips)
 }
 
-fn unwind(ips: &mut SmallVec<[usize; 48]>, limit: usize) {
-    let mut record = |frame: &backtrace::Frame| {
-        ips.push(frame.ip() as usize);
+#[doc(hidden)]
+pub fn unwind(ips: &mut SmallVec<usize, 48>, limit: usize) {
+    (crate::platform::get().unwind)(&mut |ip| {
+        ips.push(ip);
         ips.len() < limit
-    };
-    // SAFETY: `trace_unsynchronized` only requires that no other thread unwinds through a
-    // non-thread-safe unwinder at the same time; the system unwinder on unix is thread safe.
-    #[cfg(unix)]
-    unsafe {
-        backtrace::trace_unsynchronized(&mut record)
-    }
-    #[cfg(not(unix))]
-    backtrace::trace(&mut record);
+    });
 }
 
 #[cfg(target_os = "linux")]
@@ -155,30 +148,13 @@ pub fn clear_walk_ceiling() {
 pub fn stack_range() -> Option<(usize, usize)> {
     let range = STACK_RANGE.try_with(|r| {
         if r.get().0 == 0 {
-            r.set(query_stack_range().unwrap_or((1, 1)));
+            r.set((crate::platform::get().stack_range)().unwrap_or((1, 1)));
         }
         r.get()
     });
     match range {
         Ok((low, high)) if low < high => Some((low, high)),
         _ => None,
-    }
-}
-
-#[cfg(target_os = "linux")]
-fn query_stack_range() -> Option<(usize, usize)> {
-    // SAFETY: `attr` is initialised by `pthread_getattr_np` before it is read, and
-    // destroyed once.
-    unsafe {
-        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
-        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
-            return None;
-        }
-        let mut base: *mut libc::c_void = std::ptr::null_mut();
-        let mut size: libc::size_t = 0;
-        let ok = libc::pthread_attr_getstack(&attr, &mut base, &mut size) == 0;
-        libc::pthread_attr_destroy(&mut attr);
-        (ok && !base.is_null()).then(|| (base as usize, base as usize + size))
     }
 }
 
@@ -297,9 +273,9 @@ fn same_words(a: &[usize], b: &[usize]) -> bool {
 
 fn intern(ips: &[usize]) -> StackId {
     if let Some(id) = DEPOT.ids.get(ips) {
-        return *id;
+        return id;
     }
-    *DEPOT.ids.entry(ips.into()).or_insert_with(|| {
+    DEPOT.ids.get_or_insert_with(ips.into(), || {
         let mut stacks = DEPOT.stacks.write();
         stacks.push(ips.into());
         StackId((stacks.len() - 1) as u32)
@@ -316,22 +292,17 @@ pub fn resolve(id: StackId) -> Vec<Frame> {
     'ips: for &ip in ips[TAG_WORDS..].iter() {
         let mut stop = false;
         // Return addresses point after the call; look up the call instruction itself.
-        backtrace::resolve((ip as *mut std::ffi::c_void).wrapping_sub(1), |symbol| {
-            let function = symbol.name().map(|n| format!("{n:#}")).unwrap_or_else(|| format!("{ip:#x}"));
+        for symbol in (crate::platform::get().resolve)(ip.wrapping_sub(1)) {
+            let function = symbol.function.unwrap_or_else(|| format!("{ip:#x}"));
             if function.contains("__rust_begin_short_backtrace") {
                 stop = true;
             }
-            let file = symbol.filename().map(|p| shorten(&p.display().to_string()));
+            let file = symbol.file.map(|p| shorten(&p));
             if stop || is_own_frame(&function, file.as_deref()) {
-                return;
+                continue;
             }
-            frames.push(Frame {
-                function,
-                file,
-                line: symbol.lineno(),
-                column: symbol.colno(),
-            });
-        });
+            frames.push(Frame { function, file, line: symbol.line, column: symbol.column });
+        }
         if stop || frames.len() >= history {
             break 'ips;
         }
@@ -343,7 +314,8 @@ pub fn resolve(id: StackId) -> Vec<Frame> {
 /// Frames left out of reports: racer's own, the unwinding and closure-call glue between the
 /// user's frames, and std's internals (a user frame is never hidden behind them).
 fn is_own_frame(function: &str, file: Option<&str>) -> bool {
-    const OWN: [&str; 6] = ["racer_rt::", "<racer_rt::", "backtrace::", "<backtrace::", "racer::", "<racer::"];
+    const OWN: [&str; 8] =
+        ["racer_core::", "<racer_core::", "racer_rt::", "<racer_rt::", "backtrace::", "<backtrace::", "racer::", "<racer::"];
     OWN.iter().any(|p| function.starts_with(p))
         || function == "__rust_try"
         || file.is_some_and(|f| f.starts_with("/rustc/"))
@@ -369,83 +341,11 @@ pub fn depot_len() -> usize {
 mod tests {
     use super::*;
 
-    /// Both capture methods from the same frame: (CFI walk, unwinding), each from the caller.
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    #[inline(never)]
-    fn both() -> (Vec<usize>, Vec<usize>, bool) {
-        let mut unwound = SmallVec::new();
-        unwind(&mut unwound, 64);
-        // The unwinder ends with the outermost frame's undefined return address, as 0.
-        while unwound.last() == Some(&0) {
-            unwound.pop();
-        }
-        let start = crate::cfi_walk::Start::here();
-        let mut walked: SmallVec<[usize; 48]> = SmallVec::new();
-        let mut reads = crate::cfi_walk::Reads::default();
-        let complete = crate::cfi_walk::walk(start, stack_range().expect("a test thread's stack"), 64, &mut walked, &mut reads);
-        (walked.to_vec(), unwound.to_vec(), complete && walked.len() < 64)
-    }
-
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    #[inline(never)]
-    fn nested(depth: usize) -> (Vec<usize>, Vec<usize>, bool) {
-        if depth == 0 {
-            both()
-        } else {
-            let r = nested(depth - 1);
-            std::hint::black_box(r)
-        }
-    }
-
-    /// The CFI walk must see exactly the frames the system unwinder sees, from the caller of the
-    /// capturing function to the thread's outermost frame (the unwinder also lists its own
-    /// frames first). The same holds in builds with and without frame pointers, so reports are
-    /// the same in both.
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    #[test]
-    fn cfi_walk_matches_unwinding() {
-        for round in 0..2 {
-            let (walked, unwound, complete) = nested(3);
-            let start = unwound.iter().position(|&ip| ip == walked[0]).expect("the walk's first frame is unwound too");
-            let rest = &unwound[start..];
-            assert!(complete, "round {round}: the walk reached the thread's outermost frame");
-            assert_eq!(walked[..], rest[..], "round {round} (1: every rule from the cache)");
-            assert!(walked.len() >= 6, "the nested frames and the test harness's are all there");
-        }
-    }
-
-    /// A thread racer's cache has never seen walks as far as one whose rules are all cached.
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    #[test]
-    fn cfi_walk_matches_unwinding_on_a_new_thread() {
-        let (walked, unwound, complete) = std::thread::spawn(|| nested(5)).join().unwrap();
-        let start = unwound.iter().position(|&ip| ip == walked[0]).expect("the walk's first frame is unwound too");
-        assert!(complete);
-        assert_eq!(walked[..], unwound[start..]);
-    }
-
     #[test]
     fn the_same_stack_interns_once() {
-        let a: Vec<StackId> = (0..3).map(|_| nested_capture(2)).collect();
-        assert_eq!(a[0], a[1]);
-        assert_eq!(a[1], a[2]);
-        assert_ne!(a[0], nested_capture(4), "a deeper stack is another stack");
-        // From one call site: a stack, another, then the first again.
-        let b: Vec<StackId> = [2, 4, 2].into_iter().map(nested_capture).collect();
-        assert_ne!(b[0], b[1]);
-        assert_eq!(b[0], b[2], "a stack is found again after another was captured at its site");
         assert_eq!(intern_recent(&[1, 2, 3]), intern_recent(&[1, 2, 3]));
         assert_ne!(intern_recent(&[1, 2, 3]), intern_recent(&[1, 2, 4]));
         let id = intern_recent(&[7, 8]);
         assert_eq!(&*DEPOT.stacks.read()[id.0 as usize], &[7, 8]);
-    }
-
-    #[inline(never)]
-    fn nested_capture(depth: usize) -> StackId {
-        if depth == 0 {
-            capture()
-        } else {
-            std::hint::black_box(nested_capture(depth - 1))
-        }
     }
 }

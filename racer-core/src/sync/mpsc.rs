@@ -18,7 +18,7 @@ use std::time::Duration;
 
 pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
-use parking_lot::{Condvar, Mutex};
+use crate::lock::{Condvar, Mutex};
 
 use crate::clock::VectorClock;
 use crate::sync_clock::{SyncClock, SyncEvent};
@@ -68,7 +68,7 @@ impl HandbackSlot {
     fn wait(&self) -> Option<VectorClock> {
         let mut returned = self.returned.lock();
         while returned.is_none() {
-            self.ready.wait(&mut returned);
+            returned = self.ready.wait(returned);
         }
         returned.take().flatten()
     }

@@ -8,7 +8,7 @@
 //! Slots are reused by later threads (see `thread_state`), but epochs keep growing across reuse,
 //! so a segment name is never given to two different stretches of code.
 
-use smallvec::SmallVec;
+use crate::small_vec::SmallVec;
 
 /// One component of a vector clock: an epoch of one slot.
 pub type Epoch = u64;
@@ -56,14 +56,14 @@ impl std::fmt::Debug for Segment {
 /// mutex shares its cache lines with the mutex instead of costing another miss on every handoff.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct VectorClock {
-    epochs: SmallVec<[Epoch; INLINE_SLOTS]>,
+    epochs: SmallVec<Epoch, INLINE_SLOTS>,
 }
 
 const INLINE_SLOTS: usize = 8;
 
 impl VectorClock {
     pub const fn new() -> VectorClock {
-        VectorClock { epochs: SmallVec::new_const() }
+        VectorClock { epochs: SmallVec::new_with(0) }
     }
 
     #[inline]
@@ -91,7 +91,7 @@ impl VectorClock {
         if other.epochs.len() > self.epochs.len() {
             self.epochs.resize(other.epochs.len(), 0);
         }
-        for (mine, theirs) in self.epochs.iter_mut().zip(&other.epochs) {
+        for (mine, theirs) in self.epochs.iter_mut().zip(other.epochs.iter()) {
             if *theirs > *mine {
                 *mine = *theirs;
             }
@@ -112,7 +112,7 @@ impl VectorClock {
 
 impl std::fmt::Debug for VectorClock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(&self.epochs).finish()
+        f.debug_list().entries(self.epochs.iter()).finish()
     }
 }
 

@@ -12,7 +12,7 @@ use std::ptr;
 use std::sync::atomic::{fence, AtomicPtr, AtomicU32, Ordering};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use crate::lock::Mutex;
 
 use crate::thread_state::ThreadInfo;
 
@@ -47,7 +47,7 @@ struct Allocator {
     free: Vec<u32>,
 }
 
-static ALLOCATOR: Mutex<Allocator> = parking_lot::const_mutex(Allocator { next: 1, free: Vec::new() });
+static ALLOCATOR: Mutex<Allocator> = Mutex::new(Allocator { next: 1, free: Vec::new() });
 
 fn entry(index: u32) -> &'static Entry {
     let chunk = CHUNK_TABLE[(index >> CHUNK_BITS) as usize].load(Ordering::Acquire);

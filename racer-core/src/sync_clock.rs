@@ -8,12 +8,11 @@
 use std::cell::RefCell;
 use std::panic::Location;
 
-use dashmap::DashMap;
-use once_cell::sync::Lazy;
-use parking_lot::{Mutex, RwLock};
+use crate::sharded_map::ShardedMap;
+use std::sync::LazyLock as Lazy;
+use crate::lock::{Mutex, RwLock};
 
 use crate::clock::{Epoch, VectorClock};
-use crate::fast_hash::FastBuild;
 use crate::thread_state::{with_current, ThreadState};
 
 /// A vector clock owned by a synchronisation object (a mutex, a join handle, a message...).
@@ -118,7 +117,7 @@ pub struct SyncEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SyncEventId(u32);
 
-static EVENT_IDS: Lazy<DashMap<SyncEvent, SyncEventId, FastBuild>> = Lazy::new(|| DashMap::with_hasher(FastBuild));
+static EVENT_IDS: Lazy<ShardedMap<SyncEvent, SyncEventId>> = Lazy::new(ShardedMap::new);
 static EVENTS: RwLock<Vec<SyncEvent>> = RwLock::new(Vec::new());
 
 /// How many recently interned events each thread remembers.
@@ -163,10 +162,7 @@ impl SyncEvent {
     }
 
     fn intern_globally(self) -> SyncEventId {
-        if let Some(id) = EVENT_IDS.get(&self) {
-            return *id;
-        }
-        *EVENT_IDS.entry(self).or_insert_with(|| {
+        EVENT_IDS.get_or_insert_with(self, || {
             let mut events = EVENTS.write();
             events.push(self);
             SyncEventId((events.len() - 1) as u32)

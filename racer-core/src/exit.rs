@@ -16,8 +16,7 @@ static REGISTERED: Once = Once::new();
 /// Registers the process-end hook (once; called when the options are read).
 pub fn register() {
     REGISTERED.call_once(|| {
-        // SAFETY: `at_process_end` is a plain `extern "C" fn()` that never unwinds.
-        if unsafe { libc::atexit(at_process_end) } != 0 {
+        if !(crate::platform::get().at_exit)(at_process_end) {
             write_stderr("racer: cannot register the process-end hook; races will not change the exit status\n");
         }
     });
@@ -68,28 +67,12 @@ fn destination(config: &Config) -> String {
 /// no destructors: Rust's standard output is not flushed here, because the stopping thread may
 /// be in the middle of writing to it.
 pub fn end_process(status: i32) -> ! {
-    // SAFETY: `fflush(NULL)` flushes every C stream; `_exit` is always safe to call, also from
-    // an `atexit` handler.
-    unsafe {
-        libc::fflush(std::ptr::null_mut());
-        libc::_exit(status)
-    }
+    (crate::platform::get().end_process)(status)
 }
 
 /// Writes to file descriptor 2 directly, taking no lock of std's: at process end Rust's
 /// thread-locals may be gone, and while a report is written std's stderr lock may be held by a
 /// thread that waits for the report's lock.
 pub fn write_stderr(text: &str) {
-    let mut bytes = text.as_bytes();
-    while !bytes.is_empty() {
-        // SAFETY: the pointer and length describe the live slice `bytes`.
-        let n = unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
-        if n <= 0 {
-            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return;
-        }
-        bytes = &bytes[n as usize..];
-    }
+    (crate::platform::get().write_stderr)(text.as_bytes())
 }

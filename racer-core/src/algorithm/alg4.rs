@@ -1,5 +1,3 @@
-use smallvec::SmallVec;
-
 use super::{CellPolicy, RaceKind, Recorded};
 use crate::clock::VectorClock;
 
@@ -12,7 +10,65 @@ use crate::clock::VectorClock;
 #[derive(Debug, Clone)]
 pub struct Alg4<I> {
     write: Option<Recorded<I>>,
-    reads: SmallVec<[Recorded<I>; 1]>,
+    reads: ReadSet<I>,
+}
+
+/// `R`: one read inline (the common case, no allocation), more on the heap.
+///
+/// Invariant: once `Many`, it stays `Many` (its allocation is reused by later reads).
+#[derive(Debug, Clone)]
+enum ReadSet<I> {
+    One(Option<Recorded<I>>),
+    Many(Vec<Recorded<I>>),
+}
+
+impl<I> ReadSet<I> {
+    fn as_slice(&self) -> &[Recorded<I>] {
+        match self {
+            ReadSet::One(r) => r.as_slice(),
+            ReadSet::Many(v) => v,
+        }
+    }
+
+    fn retain(&mut self, keep: impl Fn(&Recorded<I>) -> bool) {
+        match self {
+            ReadSet::One(r) => {
+                if r.as_ref().is_some_and(|r| !keep(r)) {
+                    *r = None;
+                }
+            }
+            ReadSet::Many(v) => v.retain(keep),
+        }
+    }
+
+    fn push(&mut self, read: Recorded<I>) {
+        match self {
+            ReadSet::One(r @ None) => *r = Some(read),
+            ReadSet::One(r) => {
+                // The second parallel read moves R to the heap: with room for a few more at
+                // once, rather than a reallocation per reader.
+                let mut v = Vec::with_capacity(SPILLED_READS);
+                v.extend(r.take());
+                v.push(read);
+                *self = ReadSet::Many(v);
+            }
+            ReadSet::Many(v) => v.push(read),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            ReadSet::One(r) => *r = None,
+            ReadSet::Many(v) => v.clear(),
+        }
+    }
+
+    fn heap_capacity(&self) -> usize {
+        match self {
+            ReadSet::One(_) => 0,
+            ReadSet::Many(v) => v.capacity(),
+        }
+    }
 }
 
 /// The capacity R gets when it first spills to the heap.
@@ -20,7 +76,7 @@ const SPILLED_READS: usize = 4;
 
 impl<I> Default for Alg4<I> {
     fn default() -> Self {
-        Alg4 { write: None, reads: SmallVec::new() }
+        Alg4 { write: None, reads: ReadSet::One(None) }
     }
 }
 
@@ -32,11 +88,6 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
             }
         }
         self.reads.retain(|r| !now.covers(r.segment));
-        if self.reads.len() == 1 && !self.reads.spilled() {
-            // The second parallel read moves R to the heap: with room for a few more at once,
-            // rather than a reallocation per reader.
-            self.reads.reserve_exact(SPILLED_READS - 1);
-        }
         self.reads.push(cur.clone());
     }
 
@@ -46,7 +97,7 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
                 race(RaceKind::Output, w);
             }
         }
-        for r in &self.reads {
+        for r in self.reads.as_slice() {
             if !now.covers(r.segment) {
                 race(RaceKind::Anti, r);
             }
@@ -59,15 +110,11 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
     }
 
     fn segments(&self) -> usize {
-        self.write.is_some() as usize + self.reads.len()
+        self.write.is_some() as usize + self.reads.as_slice().len()
     }
 
     fn heap_bytes(&self) -> usize {
-        if self.reads.spilled() {
-            self.reads.capacity() * std::mem::size_of::<Recorded<I>>()
-        } else {
-            0
-        }
+        self.reads.heap_capacity() * std::mem::size_of::<Recorded<I>>()
     }
 }
 
