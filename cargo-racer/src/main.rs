@@ -390,6 +390,13 @@ fn rustflags_with(cfgs: &[String]) -> (&'static str, String) {
     ("RUSTFLAGS", if user.is_empty() { ours } else { format!("{user} {ours}") })
 }
 
+/// Whether a lock file's text has a `loom` entry other than the stand-in's version.
+fn locks_real_loom(lock: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(lock);
+    let lines: Vec<&str> = text.lines().collect();
+    lines.windows(2).any(|w| w[0].trim() == "name = \"loom\"" && w[1].trim() != "version = \"0.7.99\"")
+}
+
 /// A loom item that the compile errors in `stderr` say racer's stand-in lacks.
 fn missing_loom_items(stderr: &str) -> Vec<String> {
     let lines: Vec<&str> = stderr.lines().collect();
@@ -404,9 +411,11 @@ fn missing_loom_items(stderr: &str) -> Vec<String> {
         let t = ticked(line);
         let item = if line.contains("unresolved import") {
             t.first().filter(|p| p.starts_with("loom::")).cloned()
-        } else if line.contains("could not find") && t.len() >= 2 {
+        } else if (line.contains("could not find") || line.contains("cannot find")) && t.len() >= 2 {
             if t[1] == "loom" {
                 Some(format!("loom::{}", t[0]))
+            } else if t[1].starts_with("loom::") {
+                Some(format!("{}::{}", t[1], t[0]))
             } else {
                 // `could not find X in M`: the path in the source lines below says which M.
                 let needle = format!("{}::{}", t[1], t[0]);
@@ -420,8 +429,6 @@ fn missing_loom_items(stderr: &str) -> Vec<String> {
                         Some(tail[..end].to_owned())
                     })
             }
-        } else if line.contains("cannot find") && t.len() >= 2 && t[1].starts_with("loom") {
-            Some(format!("{}::{}", t[1], t[0]))
         } else if (line.contains("no method named") || line.contains("no function or associated item named"))
             && t.len() >= 2
         {
@@ -552,7 +559,8 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         }
         cmd.env(var, &flags);
         let path = compat.to_str().ok_or("the loom stand-in's path is not UTF-8")?.replace('\\', "\\\\").replace('"', "\\\"");
-        cmd.args(["--config", &format!("patch.crates-io.loom.path=\"{path}\"")]);
+        let patch = format!("patch.crates-io.loom.path=\"{path}\"");
+        cmd.args(["--config", &patch]);
         // The stand-in's racer on, under the name this package gives loom.
         cmd.args(["--features", &format!("{dep}/race-detect")]);
         eprintln!(
@@ -563,7 +571,21 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         );
         // The patch changes the lock file's entry for loom: put the user's lock file back after.
         let lock = ws.root.join("Cargo.lock");
-        lock_to_restore = Some((lock.clone(), std::fs::read(&lock).ok()));
+        let before = std::fs::read(&lock).ok();
+        lock_to_restore = Some((lock.clone(), before.clone()));
+        // A lock file that pins the real loom keeps cargo from taking the patch: point its loom
+        // entry at the stand-in for this run (the file is restored afterwards).
+        if before.as_deref().is_some_and(locks_real_loom) {
+            let mut update = Command::new(cargo_bin());
+            update.args(["update", "--quiet", "-p", "loom", "--config", &patch]);
+            for m in option_values(&args.cargo, "--manifest-path", None) {
+                update.args(["--manifest-path", &m]);
+            }
+            if args.cargo.iter().any(|a| a == "--offline" || a == "--frozen") {
+                update.arg("--offline");
+            }
+            let _ = update.stdout(Stdio::null()).status();
+        }
     } else {
         let without: Vec<&serde_json::Value> =
             ws.selected.iter().filter(|p| p["features"].get("race-detect").is_none()).collect();
@@ -613,7 +635,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
                 missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
             );
         }
-        if err_text.contains("was not used in the crate graph") && err_text.contains("loom v0.7.99") {
+        if err_text.contains("Patch `loom v0.7.99") && err_text.contains("was not used in the crate graph") {
             eprintln!("cargo racer: cargo did not use racer's loom stand-in (see cargo's warning above): nothing here was checked by racer");
         }
     }
@@ -624,6 +646,8 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     }
     if status.success() {
         eprintln!("cargo racer: no data races found ({passed} test(s) passed, racer on)");
+    } else if passed + failed == 0 {
+        eprintln!("cargo racer: cargo test failed ({status}) before any test ran: no data races reported");
     } else {
         eprintln!("cargo racer: no data races reported, but cargo test failed ({status}; {passed} passed, {failed} failed)");
     }
@@ -687,12 +711,25 @@ error[E0433]: failed to resolve: could not find `Notify` in `sync`
 9  |     let n = loom::sync::Notify::new();
    |                         ^^^^^^ could not find `Notify` in `sync`
 error[E0425]: cannot find function `skip_branch` in crate `loom`
+error[E0433]: cannot find `Notify` in `sync`
+  --> src/lib.rs:57:17
+   |
+57 |     loom::sync::Notify::new()
+   |                 ^^^^^^ could not find `Notify` in `sync`
+error[E0425]: cannot find type `Notify` in module `loom::sync`
 ";
         assert_eq!(
             missing_loom_items(err),
             ["loom::sync::Notify", "loom::future", "loom::skip_branch"]
         );
         assert!(missing_loom_items("error[E0432]: unresolved import `std::foo`").is_empty());
+    }
+
+    #[test]
+    fn a_lock_file_pinning_real_loom_is_noticed() {
+        assert!(locks_real_loom(b"[[package]]\nname = \"loom\"\nversion = \"0.7.2\"\n"));
+        assert!(!locks_real_loom(b"[[package]]\nname = \"loom\"\nversion = \"0.7.99\"\n"));
+        assert!(!locks_real_loom(b"[[package]]\nname = \"loomy\"\nversion = \"0.7.2\"\n"));
     }
 
     #[test]
