@@ -20,26 +20,43 @@
 //! to check; without it every item here is std's (through racer's zero-cost feature-off
 //! build) and `model` just runs the closure.
 //!
-//! Only the part of loom's API that the crates ported so far need is here (the
-//! `concurrent-queue` suite in `real-crates/`): [`cell::UnsafeCell`] (`new`, `with`,
-//! `with_mut`, `get_mut`, `into_inner`), [`sync::atomic`] with loom's `with_mut` and
-//! `unsync_load`, [`sync`]'s `Arc`, `Mutex`, `Condvar`, `RwLock`, `Barrier`, `mpsc`,
-//! [`thread`], [`hint`] and [`model`]. Full loom compatibility (`loom::model::Builder`,
-//! `ConstPtr`/`MutPtr` guards, `Notify`, `lazy_static!`, `loom::future`, ...) is a later issue.
+//! What differs from loom, on purpose:
+//! - [`model`] runs its closure once, on a real thread racer spawned (named after the calling
+//!   thread, so reports name the test), and fails with racer's report when racer found a data
+//!   race. [`model::Builder`]'s fields and loom's `LOOM_*` environment variables bound loom's
+//!   exhaustive search; they are accepted and ignored here (one run; racer needs no unlucky
+//!   timing to find a race in it).
+//! - No leak check at the end of a model: [`alloc`] is std's allocator and [`alloc::Track`] a
+//!   plain wrapper.
+//! - `thread::park_timeout`, `thread::sleep`, `yield_now` and `hint::spin_loop` are the real
+//!   ones: a thread really sleeps or yields (loom's `yield_now` switches to another of its
+//!   threads instead).
+//!
+//! Only the part of loom's API that the crates run so far need is here: [`cell::UnsafeCell`]
+//! (`new`, `with`, `with_mut`, `get_mut`, `into_inner`), [`sync::atomic`] with loom's
+//! `with_mut` and `unsync_load`, [`sync`]'s `Arc`, `Mutex`, `Condvar`, `RwLock`, `Barrier`,
+//! `mpsc`, [`thread`], [`hint`], [`alloc`], [`future`], [`model`] and
+//! [`model::Builder`]. loom's `ConstPtr`/`MutPtr` guards, `Notify`, `lazy_static!`, ... are not
+//! yet; `cargo racer test --loom` names a missing item when a crate's build needs one.
 //!
 //! [loom]: https://docs.rs/loom/0.7
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod cell;
+// loom has it behind its `futures` feature; it needs no dependency here, so it is always built
+// (the feature exists so that crates asking for it resolve).
+pub mod future;
 pub mod hint;
 pub mod sync;
 pub mod thread;
 
 pub use std::thread_local;
 
-/// Runs `f` once on the calling thread under [`racer::check`], as loom's `model` runs it under
-/// its scheduler; the threads `f` spawns through [`thread`] are real threads.
+/// Runs `f` once, on a real thread racer spawns (named after the calling thread), under
+/// [`racer::check`], as loom's `model` runs it under its scheduler; the threads `f` spawns
+/// through [`thread`] are real threads.
 ///
 /// # Panics
 /// When racer found data races while `f` ran (in it or in any thread it spawned), with the full
@@ -50,8 +67,82 @@ pub fn model<F>(f: F)
 where
     F: Fn() + Sync + Send + 'static,
 {
-    let report = racer::check(f);
-    if !report.is_empty() {
-        panic!("racer (loom::model): {} data race(s) found\n{report}", report.len());
+    model::Builder::new().check(f)
+}
+
+/// loom's `model` module: [`Builder`](model::Builder).
+pub mod model {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    /// loom's model configuration. Every field bounds loom's exhaustive search of
+    /// interleavings; racer runs the model once on real threads, so they are accepted (and
+    /// may be set, as with loom) but change nothing. loom's `LOOM_*` environment variables are
+    /// ignored likewise.
+    #[derive(Debug, Clone, Default)]
+    #[non_exhaustive]
+    pub struct Builder {
+        /// loom: threads at most in a model. Ignored.
+        pub max_threads: usize,
+        /// loom: branches per execution. Ignored.
+        pub max_branches: usize,
+        /// loom: permutations to explore. Ignored.
+        pub max_permutations: Option<usize>,
+        /// loom: wall-clock bound on the exploration. Ignored.
+        pub max_duration: Option<Duration>,
+        /// loom: preemption bound. Ignored.
+        pub preemption_bound: Option<usize>,
+        /// loom: checkpoint file of the exploration. Ignored.
+        pub checkpoint_file: Option<PathBuf>,
+        /// loom: checkpoint interval. Ignored.
+        pub checkpoint_interval: usize,
+        /// loom: track source locations. Ignored (racer always does).
+        pub location: bool,
+        /// loom: log executions. Ignored.
+        pub log: bool,
+        /// loom: expect the model to explore every branch. Ignored.
+        pub expect_explicit_explore: bool,
+    }
+
+    impl Builder {
+        /// loom's defaults (loom reads them from `LOOM_*` variables; they change nothing here).
+        pub fn new() -> Builder {
+            Builder {
+                max_threads: 5,
+                max_branches: 1_000,
+                max_permutations: None,
+                max_duration: None,
+                preemption_bound: None,
+                checkpoint_file: None,
+                checkpoint_interval: 20_000,
+                location: false,
+                log: false,
+                expect_explicit_explore: false,
+            }
+        }
+
+        /// loom: sets the checkpoint file. Ignored.
+        pub fn checkpoint_file(&mut self, file: &str) -> &mut Builder {
+            self.checkpoint_file = Some(file.into());
+            self
+        }
+
+        /// Runs `f` once on a racer thread under [`racer::check`]; see [`crate::model`].
+        #[track_caller]
+        pub fn check<F>(&self, f: F)
+        where
+            F: Fn() + Sync + Send + 'static,
+        {
+            let name = std::thread::current().name().unwrap_or("loom::model").to_owned();
+            let report = racer::check(move || {
+                let run = racer::thread::Builder::new().name(name).spawn(f).expect("loom::model: spawning its thread");
+                if let Err(panic) = run.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            });
+            if !report.is_empty() {
+                panic!("racer (loom::model): {} data race(s) found\n{report}", report.len());
+            }
+        }
     }
 }

@@ -64,3 +64,66 @@ fn with_mut_and_unsync_load_reach_the_value() {
     cell.with_mut(|v| unsafe { (*v).push(3) });
     assert_eq!(cell.into_inner(), [1, 2, 3]);
 }
+
+#[test]
+fn builder_fields_are_accepted_and_check_runs_the_model() {
+    let mut b = loom::model::Builder::new();
+    b.max_branches = 10;
+    b.preemption_bound = Some(2);
+    b.checkpoint_file("ignored.json");
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let r = ran.clone();
+    b.check(move || {
+        r.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        handoff(Ordering::Release, Ordering::Acquire);
+    });
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 1, "one run on real threads");
+}
+
+#[test]
+fn model_runs_on_a_thread_named_after_the_test() {
+    loom::model(|| {
+        assert_eq!(thread::current().name(), Some("model_runs_on_a_thread_named_after_the_test"));
+    });
+}
+
+#[test]
+fn block_on_is_woken_by_another_thread() {
+    use std::future::poll_fn;
+    use std::task::Poll;
+    loom::model(|| {
+        let waker = Arc::new(loom::future::AtomicWaker::new());
+        let value = Arc::new(Handoff { ready: AtomicUsize::new(0), value: UnsafeCell::new(0) });
+        let (w, v) = (waker.clone(), value.clone());
+        let t = thread::spawn(move || {
+            v.value.with_mut(|x| unsafe { *x = 7 });
+            v.ready.store(1, Ordering::Release);
+            w.wake();
+        });
+        let got = loom::future::block_on(poll_fn(|cx| {
+            waker.register_by_ref(cx.waker());
+            if value.ready.load(Ordering::Acquire) == 1 {
+                Poll::Ready(value.value.with(|x| unsafe { *x }))
+            } else {
+                Poll::Pending
+            }
+        }));
+        assert_eq!(got, 7);
+        t.join().unwrap();
+    });
+}
+
+#[test]
+fn alloc_and_track_are_std_s() {
+    let layout = loom::alloc::Layout::new::<u64>();
+    unsafe {
+        let p = loom::alloc::alloc(layout) as *mut u64;
+        p.write(5);
+        assert_eq!(*p, 5);
+        loom::alloc::dealloc(p as *mut u8, layout);
+    }
+    let mut t = loom::alloc::Track::new(vec![1]);
+    t.get_mut().push(2);
+    assert_eq!(t.get_ref().len(), 2);
+    assert_eq!(t.into_inner(), [1, 2]);
+}

@@ -1,0 +1,375 @@
+//! Existing loom tests, unchanged, under racer: `cargo racer test --loom` (the `cargo-racer`
+//! binary of this workspace) run as a user runs it in their crate.
+//!
+//! - The loom suites of three published crates, fetched from the crates.io registry at pinned
+//!   versions by `cargo metadata` on `real-crates/loom-suites` (nothing vendored): each crate's
+//!   registry source is copied to a temporary directory and `cargo racer test --loom ...` runs
+//!   there, on the crate's own tests and source. Every test passes and no race is reported (a
+//!   report would be a false one). A copy of oneshot with a release made Acquire-only is
+//!   reported, with both racing sites in oneshot's own source.
+//! - The runner itself: on `real-crates/loom-fixture` (a crate with a loom seam) a planted
+//!   Relaxed handoff is reported, a Release/Acquire one is not, and a loom item racer's stand-in
+//!   lacks is named; a crate without a seam and an unknown flag get clear errors.
+//!
+//! The runner always turns racer on, whatever this build's feature state, so running the same
+//! children in both builds of `cargo test --workspace [--features race-detect]` would repeat
+//! the same work: the feature-off build checks the runner (fixture, errors), the race-detect
+//! build runs the published suites.
+//!
+//! Children are spawned with their own target directory `<target>/real-crates` (the runner's
+//! build; never this build's lock) and `<target>/real-crates/loom-suites` (the crates' builds,
+//! shared between them and between runs). The first run fetches and builds the crates and their
+//! dev-dependencies (tokio, async-std, criterion: about three minutes on two cores).
+//!
+//!     cargo test --features race-detect --test loom_suites -- --nocapture
+
+#![cfg(unix)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// A livelock must end the test instead of hanging CI; the suites take seconds once built.
+const TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `<target>/real-crates` (CARGO_TARGET_TMPDIR is `<target>/tmp`).
+fn real_crates_target() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target directory").join("real-crates")
+}
+
+/// The output of a child.
+struct Run {
+    shown: String,
+    success: bool,
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn all(&self) -> String {
+        format!("{} exited {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}", self.shown, self.code, self.stdout, self.stderr)
+    }
+
+    /// Lines that speak of a data race (reports, `loom::model`'s panic, summaries); never the
+    /// all-clear lines.
+    fn race_lines(&self) -> Vec<&str> {
+        self.stdout
+            .lines()
+            .chain(self.stderr.lines())
+            .filter(|l| l.contains("data race") && !l.contains("no data races"))
+            .collect()
+    }
+
+    /// The number of passed tests over every `test result:` line.
+    fn passed(&self) -> usize {
+        self.stdout
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("test result: ok. "))
+            .filter_map(|rest| rest.split(' ').next()?.parse::<usize>().ok())
+            .sum()
+    }
+}
+
+/// Runs `cmd` in its own process group, killing the group after [`TIMEOUT`].
+fn run(mut cmd: Command) -> Run {
+    cmd.env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("CARGO_BUILD_RUSTFLAGS")
+        .env_remove("RUSTFLAGS")
+        .env_remove("RACER_OPTIONS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let shown = format!("{cmd:?}");
+    eprintln!("running: {shown}");
+    let started = Instant::now();
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd.spawn().expect("the child starts");
+    let mut out_pipe = child.stdout.take().expect("piped stdout");
+    let mut err_pipe = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out_pipe.read_to_end(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err_pipe.read_to_end(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the child") {
+            break Some(status);
+        }
+        if started.elapsed() > TIMEOUT {
+            // Our own child's process group, by its id.
+            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let stdout = String::from_utf8_lossy(&out_reader.join().expect("stdout reader")).into_owned();
+    let stderr = String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned();
+    eprintln!("took {:.1?}", started.elapsed());
+    let run = Run { shown, success: status.is_some_and(|s| s.success()), code: status.and_then(|s| s.code()), stdout, stderr };
+    assert!(status.is_some(), "did not finish within {TIMEOUT:?}\n{}", run.all());
+    run
+}
+
+/// The runner, built once per test process into `<target>/real-crates`.
+fn cargo_racer() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.args(["build", "-p", "cargo-racer", "--manifest-path"])
+            .arg(repo().join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", real_crates_target());
+        let r = run(cmd);
+        assert!(r.success, "building cargo-racer\n{}", r.all());
+        real_crates_target().join("debug/cargo-racer")
+    })
+}
+
+/// `cargo racer test <args>` in `dir`, as cargo runs a subcommand (`cargo-racer racer ...`).
+fn cargo_racer_test(dir: &Path, args: &[&str]) -> Run {
+    let mut cmd = Command::new(cargo_racer());
+    cmd.args(["racer", "test"])
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO", env!("CARGO"))
+        .env("CARGO_TARGET_DIR", real_crates_target().join("loom-suites"))
+        .env("RACER_LOOM_PATH", repo().join("loom-compat"));
+    run(cmd)
+}
+
+/// The registry sources of the pinned crates, fetched by `cargo metadata`: name -> directory.
+fn registry_source(name: &str) -> PathBuf {
+    static SOURCES: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
+    let sources = SOURCES.get_or_init(|| {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.args(["metadata", "--format-version", "1", "--manifest-path"])
+            .arg(repo().join("real-crates/loom-suites/Cargo.toml"));
+        let r = run(cmd);
+        assert!(r.success, "cargo metadata fetches the crates\n{}", r.all());
+        let meta: serde_json::Value = serde_json::from_str(&r.stdout).expect("metadata is JSON");
+        meta["packages"]
+            .as_array()
+            .expect("packages")
+            .iter()
+            .filter(|p| p["source"].as_str().is_some_and(|s| s.starts_with("registry+")))
+            .map(|p| {
+                let manifest = PathBuf::from(p["manifest_path"].as_str().expect("manifest_path"));
+                (p["name"].as_str().unwrap().to_owned(), manifest.parent().unwrap().to_owned())
+            })
+            .collect()
+    });
+    sources.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} among the fetched crates")).1.clone()
+}
+
+/// A fresh copy of `from` at `<tmp>/racer-loom-suites-<target hash>/<label>`: outside this
+/// repository (cargo would take a copy inside it for a member of this workspace), at the same
+/// path on every run so that its build is incremental.
+fn fresh_copy(from: &Path, label: &str) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    real_crates_target().hash(&mut h);
+    let to = std::env::temp_dir().join(format!("racer-loom-suites-{:016x}", h.finish())).join(label);
+    let _ = std::fs::remove_dir_all(&to);
+    copy_dir(from, &to);
+    to
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("creating the copy");
+    for entry in std::fs::read_dir(from).expect("reading the source") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("its type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copying a file");
+            let mut perms = std::fs::metadata(&target).expect("its metadata").permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&target, perms).expect("making it writable");
+        }
+    }
+}
+
+/// Runs a crate's loom suite through the runner and asserts it passes with no race reported.
+fn suite_passes(name: &str, args: &[&str], expected_tests: usize) {
+    let dir = fresh_copy(&registry_source(name), name);
+    let r = cargo_racer_test(&dir, args);
+    let races = r.race_lines();
+    assert!(races.is_empty(), "racer reported data races on {name}: {races:#?}\n{}", r.all());
+    assert!(r.success, "{name}'s loom suite failed under racer\n{}", r.all());
+    assert!(r.stderr.contains("cargo racer: no data races found"), "the runner's summary\n{}", r.all());
+    assert_eq!(r.passed(), expected_tests, "every test of {name}'s loom suite ran and passed\n{}", r.all());
+}
+
+/// oneshot's tests that assert wall-clock bounds: `recv_timeout(1ms)` must see a message sent
+/// by a thread spawned after it started, or a 1 ms timeout must take under 3 ms. Under loom
+/// (whose `park_timeout` in oneshot is a yield, and whose scheduler runs another thread at each
+/// yield) little real time passes; on real threads they are timing tests, which pass on an idle
+/// machine and may not on a loaded CI runner. Skipped here, run by hand (README).
+const ONESHOT_TIMING_TESTS: [&str; 6] = [
+    "send_recv_different_threads",
+    "recv_deadline_time_should_elapse",
+    "recv_timeout_time_should_elapse",
+    "send_before_recv_timeout",
+    "recv_deadline_and_timeout_no_time",
+    "recv_timeout_before_send",
+];
+
+const ONESHOT_ARGS: [&str; 9] =
+    ["--loom", "--cfg", "oneshot_loom", "--features", "loom,std,async", "--test", "loom", "--test", "sync"];
+
+#[cfg_attr(not(feature = "race-detect"), allow(dead_code))]
+fn oneshot_args_with_skips() -> Vec<&'static str> {
+    let mut args = ONESHOT_ARGS.to_vec();
+    args.extend(["--", "--exact"]);
+    for t in ONESHOT_TIMING_TESTS {
+        args.extend(["--skip", t]);
+    }
+    args
+}
+
+#[cfg(feature = "race-detect")]
+mod published {
+    use super::*;
+
+    /// concurrent-queue 2.5.0 (`RUSTFLAGS="--cfg loom" cargo test --test loom --features loom`
+    /// upstream): spsc and spsc_force, each over bounded(1), bounded(2) and unbounded queues.
+    #[test]
+    fn concurrent_queue_loom_suite() {
+        suite_passes("concurrent-queue", &["--loom", "--features", "loom", "--test", "loom"], 2);
+    }
+
+    /// oneshot 0.2.1 (cfg `oneshot_loom`): its loom.rs and sync.rs, std and async features,
+    /// 30 tests less the six timing tests.
+    #[test]
+    fn oneshot_loom_suite() {
+        suite_passes("oneshot", &oneshot_args_with_skips(), 30 - ONESHOT_TIMING_TESTS.len());
+    }
+
+    /// parking 2.2.1: smoke and yield_then_unpark.
+    #[test]
+    fn parking_loom_suite() {
+        suite_passes("parking", &["--loom", "--features", "loom", "--test", "loom"], 2);
+    }
+
+    /// oneshot with its sender's `fetch_add(1, AcqRel)`, which publishes the message, made
+    /// `Acquire`: the receiver's read of the message races with the sender's write, both in
+    /// oneshot's src/channel.rs (its `with_message_mut` and `take_message`).
+    #[test]
+    fn a_broken_ordering_in_oneshot_is_reported_with_both_sites() {
+        let dir = fresh_copy(&registry_source("oneshot"), "oneshot-broken");
+        let sender = dir.join("src/sender.rs");
+        let source = std::fs::read_to_string(&sender).unwrap();
+        let release = "channel.state().fetch_add(1, AcqRel)";
+        assert_eq!(source.matches(release).count(), 1, "oneshot 0.2.1's send publishes with AcqRel");
+        std::fs::write(&sender, source.replace(release, "channel.state().fetch_add(1, Acquire)")).unwrap();
+
+        // The lines of the two accesses, from the crate's own source.
+        let channel = std::fs::read_to_string(dir.join("src/channel.rs")).unwrap();
+        let line_of = |needle: &str| {
+            channel.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle} in channel.rs")) + 1
+        };
+        let write = format!("src/channel.rs:{}:", line_of("self.message.with_mut(|ptr| op(&mut *ptr))"));
+        let read = format!("src/channel.rs:{}:", line_of("self.message.with(|ptr| ptr::read(ptr))"));
+
+        let mut args = ONESHOT_ARGS.to_vec();
+        args.extend(["--", "--exact", "try_recv"]);
+        let r = cargo_racer_test(&dir, &args);
+        assert!(!r.success, "the race fails the test\n{}", r.all());
+        let text = format!("{}{}", r.stdout, r.stderr);
+        assert!(text.contains("WARNING: racer: data race (flow: write, then a parallel read)"), "{}", r.all());
+        let report = text.split("WARNING: racer: data race (flow").nth(1).expect("the flow report");
+        let report = report.split("==================").next().unwrap_or(report);
+        assert!(report.contains("Read by thread") && report.contains(&read), "the read site {read}\n{}", r.all());
+        assert!(report.contains("Previous write by thread") && report.contains(&write), "the write site {write}\n{}", r.all());
+        assert!(report.contains("oneshot::sender::Sender<T>::send"), "the sender's stack\n{}", r.all());
+        assert!(r.stderr.contains("data race(s) reported"), "the runner's summary\n{}", r.all());
+    }
+}
+
+#[cfg(not(feature = "race-detect"))]
+mod runner {
+    use super::*;
+
+    fn fixture() -> PathBuf {
+        repo().join("real-crates/loom-fixture")
+    }
+
+    /// The runner turns racer on: a planted race in a loom test is reported, with both sites;
+    /// and a loom item racer's stand-in lacks is named.
+    #[test]
+    fn the_runner_on_a_crate_with_a_loom_seam() {
+        let r = cargo_racer_test(&fixture(), &["--loom", "--", "--exact", "relaxed_handoff"]);
+        assert!(!r.success, "{}", r.all());
+        let text = format!("{}{}", r.stdout, r.stderr);
+        let lib = std::fs::read_to_string(fixture().join("src/lib.rs")).unwrap();
+        let line_of = |needle: &str| lib.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        assert!(text.contains("WARNING: racer: data race (flow: write, then a parallel read) on Shared<u64>"), "{}", r.all());
+        assert!(text.contains(&format!("src/lib.rs:{}:", line_of("self.value.with_mut"))), "{}", r.all());
+        assert!(text.contains(&format!("src/lib.rs:{}:", line_of("self.value.with(|p|"))), "{}", r.all());
+        assert!(r.stderr.contains("cargo racer: 1 data race(s) reported"), "{}", r.all());
+        assert_eq!(r.code, Some(101), "cargo test's status for a failed test\n{}", r.all());
+
+        let r = cargo_racer_test(&fixture(), &["--loom", "--", "--exact", "release_acquire_handoff"]);
+        assert!(r.success && r.race_lines().is_empty(), "{}", r.all());
+        assert!(r.stderr.contains("cargo racer: no data races found (1 test(s) passed, racer on)"), "{}", r.all());
+        assert!(!fixture().join("Cargo.lock").exists(), "the runner leaves no lock file behind");
+
+        // In the same test: runs in the fixture's directory must not overlap (each puts the
+        // lock file back as it found it).
+        let r = cargo_racer_test(&fixture(), &["--loom", "--features", "uses-notify"]);
+        assert!(!r.success, "{}", r.all());
+        assert!(
+            r.stderr.contains("racer's loom stand-in does not have: `loom::sync::Notify`"),
+            "the missing item is named\n{}",
+            r.all()
+        );
+    }
+
+    #[test]
+    fn a_crate_without_a_loom_seam_is_told_so() {
+        // real-crates/loom-suites depends on crates that have seams, but has none itself.
+        let r = cargo_racer_test(&repo().join("real-crates/loom-suites"), &["--loom"]);
+        assert_eq!(r.code, Some(2), "{}", r.all());
+        assert!(
+            r.stderr.contains("--loom: `real-crates-loom-suites` has no cfg(loom) seam: `loom` is not among its dependencies"),
+            "{}",
+            r.all()
+        );
+        let r = cargo_racer_test(&repo().join("real-crates/loom-suites"), &[]);
+        assert_eq!(r.code, Some(2), "{}", r.all());
+        assert!(r.stderr.contains("`real-crates-loom-suites` has no `race-detect` feature"), "{}", r.all());
+    }
+
+    #[test]
+    fn an_unknown_flag_is_named() {
+        let r = cargo_racer_test(&fixture(), &["--lom"]);
+        assert_eq!(r.code, Some(2), "{}", r.all());
+        assert!(r.stderr.contains("unknown flag `--lom` (did you mean `--loom`?)"), "{}", r.all());
+    }
+
+    #[test]
+    fn oneshot_skips_name_existing_tests() {
+        // The skipped timing tests are oneshot's (checked against its fetched source).
+        let dir = registry_source("oneshot");
+        let tests = std::fs::read_to_string(dir.join("tests/loom.rs")).unwrap()
+            + &std::fs::read_to_string(dir.join("tests/sync.rs")).unwrap();
+        for t in ONESHOT_TIMING_TESTS {
+            assert!(tests.contains(&format!("fn {t}()")), "{t} is a test of oneshot 0.2.1");
+        }
+    }
+}
