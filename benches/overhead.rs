@@ -544,4 +544,79 @@ fn main() {
     c.final_summary();
     print_summary(&dir);
     alternating_runs(sizes);
+    cliffs();
+}
+
+/// The fast path's former cliffs (issue 17), each as racer/std of the same code:
+/// read-modify-write in one segment next to write-only; a long test suite (400 tests one after
+/// another, each a fresh thread that spawns and joins four racer threads, as libtest runs
+/// them), its tests 350-359 next to its tests 0-9; and a thread's same-segment writes after
+/// 2^25 synchronisations next to those of a fresh thread.
+fn cliffs() {
+    println!("\ncliffs (medians)");
+    let per_access = |f: &dyn Fn(u64)| {
+        let n = 2_000_000u64;
+        median(
+            (0..7)
+                .map(|_| {
+                    let t = Instant::now();
+                    f(n);
+                    t.elapsed().as_secs_f64() * 1e9 / n as f64
+                })
+                .collect(),
+        )
+    };
+    let cell = Shared::new(0u64);
+    let plain = StdCell::new(0u64);
+    let rmw = per_access(&|n| (0..n).for_each(|_| unsafe { cell.set(black_box(cell.get()) + 1) }));
+    let write = per_access(&|n| (0..n).for_each(|_| cell.with_mut(|p| unsafe { *black_box(p) += 1 })));
+    let std_rmw = per_access(&|n| (0..n).for_each(|_| plain.with_mut(|p| unsafe { *p = black_box(*p) + 1 })));
+    println!("read-modify-write in a segment: {rmw:.2} ns/access (write-only {write:.2} ns, std {std_rmw:.2} ns): {:.2}x write-only", rmw / write);
+
+    let one_test = || {
+        let t = Instant::now();
+        std::thread::spawn(|| {
+            let cell = std::sync::Arc::new(Shared::new(0u64));
+            let lock = std::sync::Arc::new(racer::sync::Mutex::new(()));
+            let workers: Vec<_> = (0..4)
+                .map(|_| {
+                    let (cell, lock) = (cell.clone(), lock.clone());
+                    racer::thread::spawn(move || {
+                        for _ in 0..1000 {
+                            let _g = lock.lock().unwrap();
+                            unsafe { cell.set(cell.get() + 1) };
+                        }
+                    })
+                })
+                .collect();
+            workers.into_iter().for_each(|w| w.join().unwrap());
+            for _ in 0..100_000 {
+                unsafe { cell.set(black_box(cell.get()) + 1) };
+            }
+        })
+        .join()
+        .unwrap();
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let times: Vec<f64> = (0..400).map(|_| one_test()).collect();
+    let (first, late) = (median(times[..10].to_vec()), median(times[350..360].to_vec()));
+    println!("test suite, 400 tests: tests 0-9 {first:.2} ms, tests 350-359 {late:.2} ms: {:.2}x", late / first);
+
+    let fresh = std::thread::spawn(move || {
+        let cell = Shared::new(0u64);
+        per_access(&|n| (0..n).for_each(|_| cell.with_mut(|p| unsafe { *black_box(p) += 1 })))
+    })
+    .join()
+    .unwrap();
+    let old = std::thread::spawn(move || {
+        let flag = racer::sync::atomic::AtomicUsize::new(0);
+        for i in 0..(1usize << 25) {
+            flag.store(i, racer::sync::atomic::Ordering::Release);
+        }
+        let cell = Shared::new(0u64);
+        per_access(&|n| (0..n).for_each(|_| cell.with_mut(|p| unsafe { *black_box(p) += 1 })))
+    })
+    .join()
+    .unwrap();
+    println!("after 2^25 syncs: {old:.2} ns/write, a fresh thread {fresh:.2} ns/write: {:.2}x", old / fresh);
 }

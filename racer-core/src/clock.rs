@@ -16,7 +16,7 @@ pub type Epoch = u64;
 /// Index of a thread slot in every vector clock.
 pub type Slot = u32;
 
-const EPOCH_BITS: u32 = 47;
+pub const EPOCH_BITS: u32 = 47;
 const EPOCH_MASK: u64 = (1 << EPOCH_BITS) - 1;
 
 /// A segment: one thread slot and one of its epochs, packed into a `u64` so that it can be
@@ -41,6 +41,12 @@ impl Segment {
     #[inline]
     pub fn epoch(self) -> Epoch {
         self.0 & EPOCH_MASK
+    }
+
+    /// The packed 64 bits: slot above, epoch below.
+    #[inline]
+    pub fn to_bits(self) -> u64 {
+        self.0
     }
 }
 

@@ -7,30 +7,36 @@
 //! later conflicting access parallel to the skipped one is parallel to what is stored, and
 //! still finds a race). A read by the segment that wrote last is covered by that write: every
 //! access that would race with the read races with the write, which is W. The
-//! cache remembers up to four such segments as 32-bit keys, so the common re-access costs one
+//! cache remembers up to four such segments as 64-bit keys, so the common re-access costs one
 //! thread-local read and four compares, and never touches the cell's lock.
+//!
+//! A key is the segment itself (`Segment`'s 64 bits: slot and epoch), so every segment of every
+//! thread has one: the hit rate does not depend on how many threads the process has had or on
+//! how many times a thread synchronised.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::Segment;
 use crate::report::AccessKind;
 
 /// A key with this bit set names a write, not a read.
-const WRITE_BIT: u32 = 1 << 31;
-const KEY_EPOCH_BITS: u32 = 24;
-/// Slots with a key: 7 bits hold `slot + 1`, never all ones (see `NO_KEY`).
-const KEY_SLOTS: u64 = 126;
+const WRITE_BIT: u64 = 1 << 63;
+/// Where a key's slot starts (`Segment`'s layout: the epoch below, the slot above).
+const KEY_SLOT_SHIFT: u32 = crate::clock::EPOCH_BITS;
+/// Slots with a key: the slot bits below `WRITE_BIT` never all ones (see `NO_KEY`).
+const KEY_SLOTS: u32 = (1 << (63 - KEY_SLOT_SHIFT)) - 1;
 
-/// The key of a segment that has none: no entry ever holds it (an entry's slot bits are never
-/// all ones, and an empty entry is 0), so the fast path needs no test for it.
-pub const NO_KEY: u32 = u32::MAX;
+/// The key of a segment that has none (a slot of 32 767 or more): no entry ever holds it (an
+/// entry's slot bits are never all ones, and an empty entry is 0), so the fast path needs no
+/// test for it.
+pub const NO_KEY: u64 = u64::MAX;
 const ENTRIES: usize = 4;
 
-/// A segment's key: `slot + 1` in bits 24..31, the epoch in bits 0..24; `NO_KEY` for a segment
-/// that does not fit, whose accesses always take the slow path.
-pub fn key(seg: Segment) -> u32 {
-    if (seg.slot() as u64) < KEY_SLOTS && seg.epoch() < (1 << KEY_EPOCH_BITS) {
-        ((seg.slot() + 1) << KEY_EPOCH_BITS) | seg.epoch() as u32
+/// A segment's key: the segment's 64 bits (never 0: epochs start at 1), or `NO_KEY` for a
+/// slot past `KEY_SLOTS`, whose accesses always take the slow path.
+pub fn key(seg: Segment) -> u64 {
+    if seg.slot() < KEY_SLOTS {
+        seg.to_bits()
     } else {
         NO_KEY
     }
@@ -39,13 +45,13 @@ pub fn key(seg: Segment) -> u32 {
 /// The entry a key is stored in when that entry holds nothing worth keeping: a thread's key
 /// then stays in one place from segment to segment. (Lookups check every entry: two threads'
 /// homes can be the same.)
-fn home(key: u32) -> usize {
-    (key >> KEY_EPOCH_BITS) as usize % ENTRIES
+fn home(key: u64) -> usize {
+    (key >> KEY_SLOT_SHIFT) as usize % ENTRIES
 }
 
-/// The slot part of a key (`slot + 1`; 0 for an empty entry).
-fn key_slot(key: u32) -> u32 {
-    (key & !WRITE_BIT) >> KEY_EPOCH_BITS
+/// The slot part of a key.
+fn key_slot(key: u64) -> u64 {
+    (key & !WRITE_BIT) >> KEY_SLOT_SHIFT
 }
 
 /// The cache of one cell.
@@ -61,33 +67,33 @@ fn key_slot(key: u32) -> u32 {
 /// [`remember`](Self::remember), under the cell's lock, right after the access went through the
 /// cell's state; they are read anywhere.
 #[derive(Debug)]
-pub struct SeenAccesses([AtomicU32; ENTRIES]);
+pub struct SeenAccesses([AtomicU64; ENTRIES]);
 
 impl SeenAccesses {
     pub const fn new() -> SeenAccesses {
-        SeenAccesses([const { AtomicU32::new(0) }; ENTRIES])
+        SeenAccesses([const { AtomicU64::new(0) }; ENTRIES])
     }
 
-    fn at(&self, i: usize) -> u32 {
+    fn at(&self, i: usize) -> u64 {
         self.0[i].load(Ordering::Relaxed)
     }
 
     /// Whether an entry holds this access (for a read, a read or the write of its segment):
     /// the fast path.
     #[inline]
-    pub fn contains(&self, kind: AccessKind, key: u32) -> bool {
+    pub fn contains(&self, kind: AccessKind, key: u64) -> bool {
         // A read ignores the write bit of the entries; `NO_KEY`, with its write bit set, never
         // equals an entry so masked.
         let (e, mask) = match kind {
             AccessKind::Read => (key, !WRITE_BIT),
-            AccessKind::Write => (key | WRITE_BIT, u32::MAX),
+            AccessKind::Write => (key | WRITE_BIT, u64::MAX),
         };
         self.0.iter().any(|s| s.load(Ordering::Relaxed) & mask == e)
     }
 
     /// Records an access by segment `key` that just went through the cell's state under
     /// `algorithm`. Under the cell's lock only.
-    pub fn remember(&self, kind: AccessKind, key: u32, algorithm: u8) {
+    pub fn remember(&self, kind: AccessKind, key: u64, algorithm: u8) {
         match kind {
             AccessKind::Write => {
                 self.0.iter().for_each(|e| e.store(0, Ordering::Relaxed));
@@ -106,7 +112,7 @@ impl SeenAccesses {
                 // (whose read this one replaced in R). Else a free entry, else the write's,
                 // else home.
                 let home = home(key);
-                let stale = |e: u32| e == 0 || e & WRITE_BIT != 0 || key_slot(e) == key_slot(key);
+                let stale = |e: u64| e == 0 || e & WRITE_BIT != 0 || key_slot(e) == key_slot(key);
                 let at = if stale(self.at(home)) {
                     home
                 } else {
@@ -125,7 +131,7 @@ impl SeenAccesses {
 mod tests {
     use super::*;
 
-    fn entries(seen: &SeenAccesses) -> Vec<u32> {
+    fn entries(seen: &SeenAccesses) -> Vec<u64> {
         (0..ENTRIES).map(|i| seen.at(i)).collect()
     }
 
@@ -196,17 +202,22 @@ mod tests {
         assert!(!seen.contains(AccessKind::Read, key(Segment::new(1, 1))));
     }
 
+    /// Every segment a thread can have has a key of its own, however many threads came before
+    /// it and however often it synchronised (the cache's old 32-bit keys ran out at slot 126
+    /// and at epoch 2^24); only slots no process reaches do not.
     #[test]
     fn keys_name_a_segment_or_nothing() {
-        assert_eq!(key(Segment::new(0, 1)), (1 << 24) | 1);
         assert_ne!(key(Segment::new(1, 1)), key(Segment::new(0, 1)));
-        assert_eq!(key(Segment::new(126, 1)), NO_KEY, "slot too high");
-        assert_eq!(key(Segment::new(3, 1 << 24)), NO_KEY, "epoch too high");
-        let highest = key(Segment::new(125, (1 << 24) - 1));
+        assert_ne!(key(Segment::new(0, 1)), 0, "no key is an empty entry");
+        assert_ne!(key(Segment::new(200, 1)), NO_KEY, "slot 200 has keys");
+        assert_ne!(key(Segment::new(3, 1 << 25)), NO_KEY, "epoch 2^25 has keys");
+        assert_ne!(key(Segment::new(3, 1 << 25)), key(Segment::new(3, (1 << 25) + 1)));
+        assert_eq!(key(Segment::new(KEY_SLOTS, 1)), NO_KEY, "slot too high");
+        let highest = key(Segment::new(KEY_SLOTS - 1, (1 << crate::clock::EPOCH_BITS) - 1));
         assert_eq!(highest & WRITE_BIT, 0);
         let seen = SeenAccesses::new();
         seen.remember(AccessKind::Write, highest, 4);
-        seen.remember(AccessKind::Read, key(Segment::new(124, (1 << 24) - 1)), 4);
+        seen.remember(AccessKind::Read, key(Segment::new(KEY_SLOTS - 2, 7)), 4);
         for kind in [AccessKind::Read, AccessKind::Write] {
             assert!(!seen.contains(kind, NO_KEY), "no key is never seen");
         }

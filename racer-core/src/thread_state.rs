@@ -135,12 +135,12 @@ thread_local! {
     static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
     /// The current segment's key in the cells' caches of seen accesses (`seen`), or `NO_KEY`
     /// before the thread is registered or when the segment has no key.
-    static SEEN_KEY: Cell<u32> = const { Cell::new(crate::seen::NO_KEY) };
+    static SEEN_KEY: Cell<u64> = const { Cell::new(crate::seen::NO_KEY) };
 }
 
 /// The calling thread's current segment as a `seen::key`, or `seen::NO_KEY`. One thread-local read.
 #[inline]
-pub fn current_seen_key() -> u32 {
+pub fn current_seen_key() -> u64 {
     SEEN_KEY.try_with(Cell::get).unwrap_or(crate::seen::NO_KEY)
 }
 
@@ -160,11 +160,11 @@ pub fn with_current<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
 }
 
 impl ThreadState {
-    /// A thread racer did not spawn: a fresh clock, ordered after nothing. `None` when no slot
-    /// is left.
+    /// A thread racer did not spawn: ordered after the end of every such thread that ended
+    /// before it (see `ENDED_UNSPAWNED`), and after nothing else. `None` when no slot is left.
     fn foreign() -> Option<ThreadState> {
-        let (slot, epoch) = take_slot(None)?;
-        let mut clock = VectorClock::new();
+        let mut clock = ENDED_UNSPAWNED.lock().clone();
+        let (slot, epoch) = take_slot(Some(&clock))?;
         clock.set(slot, epoch);
         let info = Arc::new(ThreadInfo {
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
@@ -258,8 +258,21 @@ impl ChildSeed {
     }
 }
 
-/// Gives back the slot of a thread that is gone. A thread that never posted its exit (one racer
-/// did not spawn) leaves no epoch a spawner could cover, so its slot is retired, not freed.
+/// The join of the clocks of the threads racer did not spawn, each taken as it ended.
+///
+/// A thread racer did not spawn starts from this clock: it is taken to start after the end of
+/// every such thread that ended before it. Test harnesses and thread pools start their threads
+/// from a thread that heard of the previous ones' end through synchronisation racer cannot see
+/// (libtest: a channel, then a spawn), so this edge is mostly real. It is what lets those
+/// threads' slots, and the slots of the threads they joined, be reused by later ones: without
+/// it every test of a suite would take new slots, and clocks would widen test by test. It
+/// hides only races between such a thread and what happened before the end of one that ended
+/// before it started; threads that run at once are still checked against each other.
+static ENDED_UNSPAWNED: Mutex<VectorClock> = Mutex::new(VectorClock::new());
+
+/// Gives back the slot of a thread that is gone, to be reused by a thread whose clock covers
+/// the owner's exit. A racer thread that was never joined leaves an exit no later thread
+/// covers: its slot is not reused.
 fn release_slot(slot: Slot, exit_epoch: Option<Epoch>, last_epoch: Epoch) {
     let mut table = SLOTS.lock();
     table.live -= 1;
@@ -271,6 +284,11 @@ fn release_slot(slot: Slot, exit_epoch: Option<Epoch>, last_epoch: Epoch) {
 impl Drop for ThreadState {
     fn drop(&mut self) {
         let _ = SEEN_KEY.try_with(|s| s.set(crate::seen::NO_KEY));
+        if self.exit_epoch.is_none() && self.thread_ref.info().foreign {
+            // A thread racer did not spawn ends: its exit is posted to the next such thread.
+            self.exit_epoch = Some(self.clock.get(self.slot));
+            ENDED_UNSPAWNED.lock().join(&self.clock);
+        }
         release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
     }
 }
