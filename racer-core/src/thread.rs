@@ -81,19 +81,33 @@ fn fork(name: Option<String>, site: &'static Location<'static>) -> (Option<Child
     (seed, Arc::new(SyncClock::new()))
 }
 
-/// The child side: installs the seed, runs `f`, and posts the exit (also when `f` panics) into
-/// every clock in `exits`.
-fn run_child<T>(seed: Option<ChildSeed>, exits: Vec<Arc<SyncClock>>, site: &'static Location<'static>, f: impl FnOnce() -> T) -> T {
-    struct Exit(Vec<Arc<SyncClock>>, &'static Location<'static>);
+/// How a racer thread's end is posted to those who wait for it.
+enum ExitPost {
+    /// A thread of `spawn`: into its join clock when its thread state is dropped, after the
+    /// thread-local destructors that ran before it (`ThreadState::post_exit_at_drop`), since
+    /// std's `join` returns only once those ran.
+    AtThreadEnd(Arc<SyncClock>),
+    /// A scoped thread: into its join clock and its scope's when its closure returns, since the
+    /// end of `std::thread::scope` waits for no thread-local destructor.
+    AtClosureEnd([Arc<SyncClock>; 2]),
+}
+
+/// The child side: installs the seed, runs `f`, and posts the exit (also when `f` panics).
+fn run_child<T>(seed: Option<ChildSeed>, exit: ExitPost, site: &'static Location<'static>, f: impl FnOnce() -> T) -> T {
+    struct Exit(Option<ExitPost>, &'static Location<'static>);
     impl Drop for Exit {
         fn drop(&mut self) {
             let event = SyncEvent { op: "exiting", object: "thread spawned", created: None, at: self.1 };
-            with_current(|t| {
-                let mut posted = 0;
-                for clock in &self.0 {
-                    posted = clock.post_from(t, event);
+            with_current(|t| match self.0.take() {
+                Some(ExitPost::AtThreadEnd(clock)) => t.post_exit_at_drop(clock, event),
+                Some(ExitPost::AtClosureEnd(clocks)) => {
+                    let mut posted = 0;
+                    for clock in &clocks {
+                        posted = clock.post_from(t, event);
+                    }
+                    t.exited(posted);
                 }
-                t.exited(posted);
+                None => {}
             });
             PARK_CLOCKS.remove(&std::thread::current().id());
             crate::stack::clear_walk_ceiling();
@@ -102,7 +116,7 @@ fn run_child<T>(seed: Option<ChildSeed>, exits: Vec<Arc<SyncClock>>, site: &'sta
     if let Some(seed) = seed {
         seed.install();
     }
-    let _exit = Exit(exits, site);
+    let _exit = Exit(Some(exit), site);
     // Stack walks of this thread end here (see `stack::set_walk_ceiling`).
     let ceiling = 0u8;
     crate::stack::set_walk_ceiling(std::hint::black_box(&ceiling) as *const u8 as usize);
@@ -165,7 +179,7 @@ impl Builder {
         let site = Location::caller();
         let (seed, exit) = fork(self.name.clone(), site);
         let child_exit = exit.clone();
-        let inner = self.std_builder().spawn(move || run_child(seed, vec![child_exit], site, f))?;
+        let inner = self.std_builder().spawn(move || run_child(seed, ExitPost::AtThreadEnd(child_exit), site, f))?;
         let thread = Thread { inner: inner.thread().clone() };
         Ok(JoinHandle { inner, exit, thread })
     }
@@ -178,7 +192,7 @@ impl Builder {
     {
         let site = Location::caller();
         let (seed, exit) = fork(self.name.clone(), site);
-        let exits = vec![exit.clone(), scope.ends()];
+        let exits = ExitPost::AtClosureEnd([exit.clone(), scope.ends()]);
         let inner = self.std_builder().spawn_scoped(&scope.inner, move || run_child(seed, exits, site, f))?;
         let thread = Thread { inner: inner.thread().clone() };
         Ok(ScopedJoinHandle { inner, exit, thread })

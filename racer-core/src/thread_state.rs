@@ -120,6 +120,8 @@ pub struct ThreadState {
     last_sync: Option<SyncEvent>,
     last_sync_id: Option<SyncEventId>,
     exit_epoch: Option<Epoch>,
+    /// Where to post the thread's exit when this state is dropped.
+    exit_post: Option<(Arc<crate::sync_clock::SyncClock>, SyncEvent)>,
 }
 
 /// What a spawning thread hands to the thread it spawns.
@@ -180,6 +182,7 @@ impl ThreadState {
             last_sync: None,
             last_sync_id: None,
             exit_epoch: None,
+            exit_post: None,
         };
         state.publish_segment();
         Some(state)
@@ -239,6 +242,13 @@ impl ThreadState {
     pub fn exited(&mut self, posted: Epoch) {
         self.exit_epoch = Some(posted);
     }
+
+    /// Posts the thread's exit into `clock` when this state is dropped: the thread's last
+    /// thread-local destructor of racer's, which runs after those the thread's code registered
+    /// (they were registered later, and run first), so `join` orders them too.
+    pub fn post_exit_at_drop(&mut self, clock: Arc<crate::sync_clock::SyncClock>, event: SyncEvent) {
+        self.exit_post = Some((clock, event));
+    }
 }
 
 impl ChildSeed {
@@ -252,6 +262,7 @@ impl ChildSeed {
             last_sync: Some(self.spawn_event),
             last_sync_id: None,
             exit_epoch: None,
+            exit_post: None,
         };
         state.publish_segment();
         STATE.with(|cell| *cell.borrow_mut() = Some(state));
@@ -283,6 +294,10 @@ fn release_slot(slot: Slot, exit_epoch: Option<Epoch>, last_epoch: Epoch) {
 
 impl Drop for ThreadState {
     fn drop(&mut self) {
+        if let Some((clock, event)) = self.exit_post.take() {
+            let posted = clock.post_from(self, event);
+            self.exited(posted);
+        }
         let _ = SEEN_KEY.try_with(|s| s.set(crate::seen::NO_KEY));
         if self.exit_epoch.is_none() && self.thread_ref.info().foreign {
             // A thread racer did not spawn ends: its exit is posted to the next such thread.
