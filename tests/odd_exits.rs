@@ -63,3 +63,39 @@ fn a_thread_local_destructor_not_joined_still_races() {
     assert_eq!(race.previous().thread_name(), Some("tls-writer"));
     assert!(race.previous().backtrace().contains("WritesOnDrop"), "{}", race.previous().backtrace());
 }
+
+/// Threads that are never joined end without anyone ordered after them. A long run of them
+/// must not use up the slots (at 65 536 every later thread went unchecked): past racer's slot
+/// pressure mark their slots are reused, and a thread started after all of them is checked.
+#[test]
+fn detached_threads_do_not_use_up_the_slots() {
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    for _ in 0..6_000 {
+        let done = done_tx.clone();
+        let cell = Shared::new(0u64);
+        drop(thread::spawn(move || {
+            unsafe { cell.set(1) };
+            done.send(()).unwrap();
+        }));
+        done_rx.recv().unwrap(); // in time only: at most one detached thread runs at once
+    }
+    let stats = racer::stats();
+    assert!(stats.slots <= 4_100, "slots are reused past the pressure mark: {stats:?}");
+    let report = racer::check(|| {
+        let cell = Arc::new(Shared::new(0u64));
+        let theirs = cell.clone();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let h = thread::Builder::new()
+            .name("late".into())
+            .spawn(move || {
+                unsafe { theirs.set(1) };
+                tx.send(()).unwrap()
+            })
+            .unwrap();
+        rx.recv().unwrap();
+        unsafe { cell.set(2) };
+        h.join().unwrap();
+    });
+    assert_eq!(report.len(), 1, "a thread started after 6 000 detached ones is checked\n{report}");
+    assert_eq!(report.races()[0].previous().thread_name(), Some("late"));
+}

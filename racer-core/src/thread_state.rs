@@ -66,10 +66,31 @@ const REUSE_SCAN: usize = 8;
 /// How many slots a segment can name (`clock::Segment` keeps 16 bits for the slot).
 const MAX_SLOTS: Slot = 1 << 16;
 
+/// Slots made before a finished thread's slot is reused even by a thread not ordered after its
+/// end (see `take_slot`).
+const SLOT_PRESSURE: Slot = 4096;
+
 /// Takes a slot for a new thread; returns it with the first epoch the new thread may use, or
-/// `None` when every slot is held (the thread then goes unchecked, with a warning).
+/// `None` when every slot is held by a live thread (the thread then goes unchecked, with a
+/// warning).
+///
+/// A finished thread's slot goes first to a thread ordered after its end (the spawner's clock
+/// covers its exit post): the new owner's epochs continue the old owner's, and exactly the
+/// right segments are ordered. Threads that end without anyone ordered after them (detached
+/// threads never joined) would otherwise hold their slots for good; once `SLOT_PRESSURE` slots
+/// exist, such a slot is reused anyway. A thread ordered after the new owner then also
+/// counts as ordered after the old owner's segments: a race between a detached thread that
+/// ended long ago and code ordered after a thread started since can be missed. That is the
+/// price of checking every thread of a long run, however many it spawns; a limit remains only
+/// for threads alive at once.
 fn take_slot(spawner: Option<&VectorClock>) -> Option<(Slot, Epoch)> {
     let mut table = SLOTS.lock();
+    if table.next >= SLOT_PRESSURE && !table.free.is_empty() {
+        let covered = spawner.and_then(|clock| table.free.iter().rposition(|f| f.exit_epoch <= clock.get(f.slot)));
+        let free = table.free.swap_remove(covered.unwrap_or(0));
+        table.live += 1;
+        return Some((free.slot, free.last_epoch + 1));
+    }
     if let Some(clock) = spawner {
         let len = table.free.len();
         let reusable = table.free[len.saturating_sub(REUSE_SCAN)..]
