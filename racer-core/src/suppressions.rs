@@ -19,7 +19,7 @@ use crate::stack::{self, StackId};
 /// One `race:` rule.
 ///
 /// Invariant: `parts` is the pattern without its anchors, split at `*`; it has at least one
-/// element and the parts are not all empty.
+/// element, and the pattern was not empty (`*` alone, matching everything, is a pattern).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     parts: Vec<String>,
@@ -28,14 +28,14 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// Parses a pattern (the text after `race:`); `None` if it could match everything or nothing.
+    /// Parses a pattern (the text after `race:`); `None` if it is empty (anchors aside).
     fn new(pattern: &str) -> Option<Rule> {
         let at_start = pattern.starts_with('^');
         let body = pattern.strip_prefix('^').unwrap_or(pattern);
         let at_end = body.ends_with('$');
         let body = body.strip_suffix('$').unwrap_or(body);
         let parts: Vec<String> = body.split('*').map(str::to_owned).collect();
-        parts.iter().any(|p| !p.is_empty()).then_some(Rule { parts, at_start, at_end })
+        (!body.is_empty()).then_some(Rule { parts, at_start, at_end })
     }
 
     /// Whether the pattern matches `text`. The parts are found leftmost, in order, which is
@@ -80,20 +80,20 @@ pub struct Suppressions {
 /// Parses the text of a suppressions file named `file`. The error names `file:line`.
 pub fn parse(text: &str, file: &str) -> Result<Vec<Rule>, String> {
     let mut rules = Vec::new();
+    // A byte order mark, as some editors save UTF-8, is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let rule = line.strip_prefix("race:").map(str::trim).and_then(Rule::new);
-        match rule {
+        let at = || format!("suppressions {file}:{}", i + 1);
+        let Some(pattern) = line.strip_prefix("race:").map(str::trim) else {
+            return Err(format!("{}: expected 'race:<pattern>' (or a '#' comment or a blank line), found '{}'", at(), line.escape_debug()));
+        };
+        match Rule::new(pattern) {
             Some(rule) => rules.push(rule),
-            None => {
-                return Err(format!(
-                    "suppressions {file}:{}: expected 'race:<pattern>' (or a '#' comment or a blank line), found '{line}'",
-                    i + 1
-                ))
-            }
+            None => return Err(format!("{}: expected 'race:<pattern>', found '{line}': the pattern is empty (race:* suppresses every race)", at())),
         }
     }
     Ok(rules)
@@ -180,8 +180,19 @@ mod tests {
             "suppressions supp.txt:3: expected 'race:<pattern>' (or a '#' comment or a blank line), found 'thread:foo'"
         );
         let e = parse("race:\n", "s").unwrap_err();
-        assert!(e.starts_with("suppressions s:1: expected 'race:<pattern>'"), "{e}");
-        let e = parse("race:*\n", "s").unwrap_err();
-        assert!(e.starts_with("suppressions s:1:"), "{e}");
+        assert!(e.starts_with("suppressions s:1: expected 'race:<pattern>'") && e.contains("the pattern is empty"), "{e}");
+        let e = parse("race:^$\n", "s").unwrap_err();
+        assert!(e.contains("the pattern is empty"), "{e}");
+        let e = parse("\u{200b}race:x\n", "s").unwrap_err();
+        assert!(e.contains("\\u{200b}"), "an invisible character is shown escaped: {e}");
+    }
+
+    /// `race:*` is ThreadSanitizer's "every race", and a file saved with a UTF-8 byte order
+    /// mark reads as the same rules.
+    #[test]
+    fn a_lone_wildcard_matches_everything_and_a_byte_order_mark_is_skipped() {
+        let rules = parse("race:*\n", "s").unwrap();
+        assert!(rules[0].matches("anything::at::all") && rules[0].matches(""));
+        assert_eq!(parse("\u{feff}race:cache::\n", "s").unwrap(), vec![rule("cache::")]);
     }
 }
