@@ -134,6 +134,9 @@ impl CellMeta {
                 (before, stats::Footprint::of(cell, algorithm))
             };
             stats::cell_changed(before, after);
+            if found.is_empty() {
+                return;
+            }
             for (race_kind, prev) in found {
                 crate::sink::race_found(t, race_kind, &prev, &cur, type_name, address);
             }

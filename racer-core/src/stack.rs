@@ -86,16 +86,24 @@ pub fn after_sync(id: StackId) -> Option<SyncEventId> {
 #[inline(never)]
 fn capture_tagged(site: usize, sync: usize) -> StackId {
     let limit = HISTORY.load(Ordering::Relaxed) + OWN_FRAMES_SLACK + TAG_WORDS;
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    let walked = match stack_range() {
+        Some(bounds) => {
+            let start = crate::cfi_walk::Start::here();
+            Some((bounds, start, last_at_site::Walk { tag: [site, sync], start, high: bounds.1, limit }))
+        }
+        None => None,
+    };
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    if let Some(id) = walked.as_ref().and_then(|(_, _, walk)| last_at_site::unchanged(walk)) {
+        return id;
+    }
+    // Made only past the confirmation above, the common case: its inline room is not free.
     let mut ips: SmallVec<usize, 48> = SmallVec::default();
     ips.push(site);
     ips.push(sync);
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    if let Some(bounds) = stack_range() {
-        let start = crate::cfi_walk::Start::here();
-        let walk = last_at_site::Walk { tag: [site, sync], start, high: bounds.1, limit };
-        if let Some(id) = last_at_site::unchanged(&walk) {
-            return id;
-        }
+    if let Some((bounds, start, walk)) = walked {
         let mut reads = crate::cfi_walk::Reads::default();
         if crate::cfi_walk::walk(start, bounds, limit, &mut ips, &mut reads) {
             let id = intern_recent(&ips);
