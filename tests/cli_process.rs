@@ -57,6 +57,9 @@ fn a_race_gives_status_66_a_full_report_and_a_summary() {
     // Why the two are unordered: each thread's last synchronisation is its own start.
     assert!(r.contains("last synchronisation before it: starting from spawn at tests/fixtures/racy_program.rs:43:"), "{r}");
     assert!(r.contains("last synchronisation before it: starting from spawn at tests/fixtures/racy_program.rs:37:"), "{r}");
+    // Neither thread synchronised through racer after its start: the report says what racer
+    // cannot see.
+    assert!(r.contains("synchronised through nothing racer sees between its start and this access"), "{r}");
     assert!(r.contains("  Thread 'second' spawned at:\n    #0 racer_fixture::unordered  tests/fixtures/racy_program.rs:43:"), "{r}");
     assert!(r.contains("  Thread 'first' spawned at:\n    #0 racer_fixture::unordered  tests/fixtures/racy_program.rs:37:"), "{r}");
     assert!(err.ends_with("racer: 1 data race(s) reported; exiting with status 66\n"), "{err}");

@@ -123,6 +123,12 @@ impl Access {
         self.after_sync.as_deref()
     }
 
+    /// Whether the thread's only synchronisation racer saw before the access is its start: a
+    /// report then often comes from synchronisation racer cannot see.
+    fn synchronised_only_at_start(&self) -> bool {
+        self.after_sync.as_deref().map_or(true, |sync| sync.starts_with("starting from spawn"))
+    }
+
     /// The stack of the thread's spawn, for threads spawned through racer.
     pub fn spawned_at(&self) -> Option<&[Frame]> {
         self.spawned_at.as_deref()
@@ -251,6 +257,14 @@ impl fmt::Display for Race {
                     f,
                     "  {} was not started by racer: how it was started, and any synchronisation it does outside \
                      racer's wrappers, is invisible to racer (start it with racer::thread::spawn or scope)",
+                    capitalised(&access.thread_label())
+                )?;
+            } else if access.synchronised_only_at_start() {
+                writeln!(
+                    f,
+                    "  {} synchronised through nothing racer sees between its start and this access: if \
+                     std::sync, parking_lot, std's atomics or FFI order these accesses, racer cannot see it \
+                     (use racer's wrappers for them)",
                     capitalised(&access.thread_label())
                 )?;
             }
