@@ -287,6 +287,11 @@ mod published {
         let read = format!("src/channel.rs:{}:", line_of("self.message.with(|ptr| ptr::read(ptr))"));
 
         let mut args = ONESHOT_ARGS.to_vec();
+        // This copy is the same package (oneshot 0.2.1, the root of its own workspace) as the
+        // clean one, so cargo would give both the same artifact names in the shared target
+        // directory and could take one's build for the other's: a profile setting of oneshot
+        // alone gives this copy's artifacts their own names (its dependencies stay shared).
+        args.extend(["--config", "profile.dev.package.oneshot.codegen-units=7"]);
         args.extend(["--", "--exact", "try_recv"]);
         let r = cargo_racer_test(&dir, &args);
         assert!(!r.success, "the race fails the test\n{}", r.all());
