@@ -24,6 +24,8 @@
 //!     cargo test --features race-detect --test loom_suites -- --nocapture
 
 #![cfg(unix)]
+// The published suites' helpers are used in the race-detect build only.
+#![cfg_attr(not(feature = "race-detect"), allow(dead_code))]
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -232,7 +234,6 @@ const ONESHOT_TIMING_TESTS: [&str; 6] = [
 const ONESHOT_ARGS: [&str; 9] =
     ["--loom", "--cfg", "oneshot_loom", "--features", "loom,std,async", "--test", "loom", "--test", "sync"];
 
-#[cfg_attr(not(feature = "race-detect"), allow(dead_code))]
 fn oneshot_args_with_skips() -> Vec<&'static str> {
     let mut args = ONESHOT_ARGS.to_vec();
     args.extend(["--", "--exact"]);
