@@ -9,7 +9,9 @@
 //!   reported, with both racing sites in oneshot's own source.
 //! - The runner itself: on `real-crates/loom-fixture` (a crate with a loom seam) a planted
 //!   Relaxed handoff is reported, a Release/Acquire one is not, and a loom item racer's stand-in
-//!   lacks is named; a crate without a seam and an unknown flag get clear errors.
+//!   lacks is named; on `real-crates/racer-fixture` (a crate that uses racer directly) plain
+//!   `cargo racer test` reports a race and passes the ordered test; a crate without a seam and
+//!   an unknown flag get clear errors.
 //!
 //! The runner always turns racer on, whatever this build's feature state, so running the same
 //! children in both builds of `cargo test --workspace [--features race-detect]` would repeat
@@ -24,6 +26,8 @@
 //!     cargo test --features race-detect --test loom_suites -- --nocapture
 
 #![cfg(unix)]
+// The published suites' helpers are used in the race-detect build only.
+#![cfg_attr(not(feature = "race-detect"), allow(dead_code))]
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -232,7 +236,6 @@ const ONESHOT_TIMING_TESTS: [&str; 6] = [
 const ONESHOT_ARGS: [&str; 9] =
     ["--loom", "--cfg", "oneshot_loom", "--features", "loom,std,async", "--test", "loom", "--test", "sync"];
 
-#[cfg_attr(not(feature = "race-detect"), allow(dead_code))]
 fn oneshot_args_with_skips() -> Vec<&'static str> {
     let mut args = ONESHOT_ARGS.to_vec();
     args.extend(["--", "--exact"]);
@@ -287,6 +290,11 @@ mod published {
         let read = format!("src/channel.rs:{}:", line_of("self.message.with(|ptr| ptr::read(ptr))"));
 
         let mut args = ONESHOT_ARGS.to_vec();
+        // This copy is the same package (oneshot 0.2.1, the root of its own workspace) as the
+        // clean one, so cargo would give both the same artifact names in the shared target
+        // directory and could take one's build for the other's: a profile setting of oneshot
+        // alone gives this copy's artifacts their own names (its dependencies stay shared).
+        args.extend(["--config", "profile.dev.package.oneshot.codegen-units=7"]);
         args.extend(["--", "--exact", "try_recv"]);
         let r = cargo_racer_test(&dir, &args);
         assert!(!r.success, "the race fails the test\n{}", r.all());
@@ -338,6 +346,29 @@ mod runner {
             "the missing item is named\n{}",
             r.all()
         );
+    }
+
+    /// Without `--loom`: `cargo test --features race-detect` on a crate that uses racer
+    /// directly (a copy of `real-crates/racer-fixture`, its path to racer made absolute, so
+    /// that the lock file cargo writes stays out of this repository).
+    #[test]
+    fn the_runner_on_a_crate_that_uses_racer_directly() {
+        let dir = fresh_copy(&repo().join("real-crates/racer-fixture"), "racer-fixture");
+        let manifest = dir.join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        let racer = format!("path = {:?}", repo().display().to_string());
+        assert_eq!(text.matches("path = \"../..\"").count(), 1, "the fixture names racer by path");
+        std::fs::write(&manifest, text.replace("path = \"../..\"", &racer)).unwrap();
+
+        let r = cargo_racer_test(&dir, &["--", "--exact", "unlocked_bumps"]);
+        assert!(!r.success, "{}", r.all());
+        assert!(r.stdout.contains("WARNING: racer: data race (output: write, then a parallel write) on Shared<u64>"), "{}", r.all());
+        assert!(r.stdout.contains("at tests/counter.rs:13:"), "{}", r.all());
+        assert!(r.stderr.contains("cargo racer: 1 data race(s) reported"), "{}", r.all());
+
+        let r = cargo_racer_test(&dir, &["--", "--exact", "locked_bumps"]);
+        assert!(r.success && r.race_lines().is_empty(), "{}", r.all());
+        assert!(r.stderr.contains("cargo racer: no data races found (1 test(s) passed, racer on)"), "{}", r.all());
     }
 
     #[test]

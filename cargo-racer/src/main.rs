@@ -5,8 +5,9 @@
 //! ```
 //!
 //! - Without `--loom`, for crates that use racer directly: `cargo test --features race-detect`
-//!   (the crate's own feature that turns `racer/race-detect` on), with racer's runtime optimised
-//!   (`profile.dev.package.racer-rt.opt-level=3`, what racer asks every user for).
+//!   (the crate's own feature that turns `racer/race-detect` on). No other flag is needed: the
+//!   detector is optimised by racer-rt's build script in every profile, and stacks are walked
+//!   without frame pointers.
 //! - With `--loom`, for crates that already have a `cfg(loom)` seam: the crate's tests run on
 //!   racer's loom stand-in (`loom-compat`, a package named `loom` 0.7.99) instead of loom, on
 //!   real threads. The runner adds `--cfg loom` to the rustflags (or, when `--cfg NAME` is given,
@@ -527,8 +528,6 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     let mut cmd = Command::new(cargo_bin());
     cmd.arg("test");
     cmd.args(&args.cargo);
-    // racer's runtime optimised (what racer asks every user for); the crate stays a debug build.
-    cmd.args(["--config", "profile.dev.package.racer-rt.opt-level=3"]);
     let mut lock_to_restore = None;
     if args.loom {
         let with_loom: Vec<(String, (String, String))> = ws

@@ -21,9 +21,9 @@
 //! build) and `model` just runs the closure.
 //!
 //! What differs from loom, on purpose:
-//! - [`model`] runs its closure once, on a real thread racer spawned (named after the calling
-//!   thread, so reports name the test), and fails with racer's report when racer found a data
-//!   race. [`model::Builder`]'s fields and loom's `LOOM_*` environment variables bound loom's
+//! - [`model`] runs its closure once (`RACER_LOOM_RUNS=N`: N times), on a real thread racer
+//!   spawned (named after the calling thread, so reports name the test), and fails with racer's
+//!   report when racer found a data race. [`model::Builder`]'s fields and loom's `LOOM_*` environment variables bound loom's
 //!   exhaustive search; they are accepted and ignored here (one run; racer needs no unlucky
 //!   timing to find a race in it).
 //! - No leak check at the end of a model: [`alloc`] is std's allocator and [`alloc::Track`] a
@@ -104,6 +104,20 @@ pub mod model {
         pub expect_explicit_explore: bool,
     }
 
+    /// Runs of each model: `RACER_LOOM_RUNS` (a positive integer), 1 by default. Each run is
+    /// a fresh execution on real threads; more runs see more of the interleavings the OS
+    /// happens to produce (racer finds a race in any run that executes both accesses, whatever
+    /// their timing).
+    fn runs() -> usize {
+        match std::env::var("RACER_LOOM_RUNS") {
+            Err(_) => 1,
+            Ok(v) => match v.trim().parse::<usize>() {
+                Ok(n) if n > 0 => n,
+                _ => panic!("RACER_LOOM_RUNS: bad value '{v}' (expected a positive integer)"),
+            },
+        }
+    }
+
     impl Builder {
         /// loom's defaults (loom reads them from `LOOM_*` variables; they change nothing here).
         pub fn new() -> Builder {
@@ -134,14 +148,18 @@ pub mod model {
             F: Fn() + Sync + Send + 'static,
         {
             let name = std::thread::current().name().unwrap_or("loom::model").to_owned();
-            let report = racer::check(move || {
-                let run = racer::thread::Builder::new().name(name).spawn(f).expect("loom::model: spawning its thread");
-                if let Err(panic) = run.join() {
-                    std::panic::resume_unwind(panic);
+            let f = std::sync::Arc::new(f);
+            for run in 1..=runs() {
+                let (name, f) = (name.clone(), f.clone());
+                let report = racer::check(move || {
+                    let t = racer::thread::Builder::new().name(name).spawn(move || f()).expect("loom::model: spawning its thread");
+                    if let Err(panic) = t.join() {
+                        std::panic::resume_unwind(panic);
+                    }
+                });
+                if !report.is_empty() {
+                    panic!("racer (loom::model): {} data race(s) found (run {run})\n{report}", report.len());
                 }
-            });
-            if !report.is_empty() {
-                panic!("racer (loom::model): {} data race(s) found\n{report}", report.len());
             }
         }
     }
