@@ -143,7 +143,14 @@ fn cargo_racer() -> &'static Path {
 }
 
 /// `cargo racer test <args>` in `dir`, as cargo runs a subcommand (`cargo-racer racer ...`).
+///
+/// One at a time: every copy builds into one target directory, and two copies of one crate
+/// (oneshot and its broken copy) give their test binaries the same name there (cargo hashes a
+/// root package's path relative to its workspace, the same for both), so one run could execute
+/// the other's binary.
 fn cargo_racer_test(dir: &Path, args: &[&str]) -> Run {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut cmd = Command::new(cargo_racer());
     cmd.args(["racer", "test"])
         .args(args)
