@@ -4,8 +4,8 @@
 /// loom's `UnsafeCell`: a [`racer::Shared`] under loom's method names. `with` is a checked
 /// read, `with_mut` a checked write; dropping the cell counts as a write.
 ///
-/// `get_mut` differs from loom 0.7's (which returns a `MutPtr` guard): it is `Shared`'s
-/// `get_mut(&mut self) -> &mut T`, also checked as a write.
+/// `get` and `get_mut` return loom's `ConstPtr`/`MutPtr` guards; their access is checked
+/// when the guard is made.
 #[derive(Default)]
 #[repr(transparent)]
 pub struct UnsafeCell<T: ?Sized>(racer::Shared<T>);
@@ -40,13 +40,92 @@ impl<T: ?Sized> UnsafeCell<T> {
         self.0.with_mut(f)
     }
 
-    /// Exclusive access through `&mut self` (checked as a write).
+    /// loom's `get`: a checked read of the cell now (at the caller's line), and a guard
+    /// holding the pointer. Unlike loom, racer checks the access when the guard is made, not
+    /// for as long as it lives.
     #[track_caller]
     #[inline]
-    pub fn get_mut(&mut self) -> &mut T {
-        self.0.get_mut()
+    pub fn get(&self) -> ConstPtr<T> {
+        ConstPtr { ptr: self.0.with(|p| p) }
+    }
+
+    /// loom's `get_mut`: a checked write of the cell now (at the caller's line), and a guard
+    /// holding the pointer (see [`get`](Self::get)).
+    #[track_caller]
+    #[inline]
+    pub fn get_mut(&self) -> MutPtr<T> {
+        MutPtr { ptr: self.0.with_mut(|p| p) }
     }
 }
+
+/// loom's `ConstPtr`: the pointer from [`UnsafeCell::get`], whose read was checked when it was
+/// made.
+pub struct ConstPtr<T: ?Sized> {
+    ptr: *const T,
+}
+
+impl<T: ?Sized> ConstPtr<T> {
+    /// A shared reference to the value.
+    ///
+    /// # Safety
+    /// As loom's: the cell must not be written while the reference lives.
+    #[inline]
+    pub unsafe fn deref(&self) -> &T {
+        &*self.ptr
+    }
+
+    /// Runs `f` with the pointer.
+    #[inline]
+    pub fn with<F, R>(&self, f: F) -> R
+    where
+        F: FnOnce(*const T) -> R,
+    {
+        f(self.ptr)
+    }
+}
+
+impl<T: ?Sized> std::fmt::Debug for ConstPtr<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConstPtr").finish_non_exhaustive()
+    }
+}
+
+/// loom's `MutPtr`: the pointer from [`UnsafeCell::get_mut`], whose write was checked when it
+/// was made.
+pub struct MutPtr<T: ?Sized> {
+    ptr: *mut T,
+}
+
+impl<T: ?Sized> MutPtr<T> {
+    /// An exclusive reference to the value.
+    ///
+    /// # Safety
+    /// As loom's: no other access to the cell while the reference lives.
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn deref(&self) -> &mut T {
+        &mut *self.ptr
+    }
+
+    /// Runs `f` with the pointer.
+    #[inline]
+    pub fn with<F, R>(&self, f: F) -> R
+    where
+        F: FnOnce(*mut T) -> R,
+    {
+        f(self.ptr)
+    }
+}
+
+impl<T: ?Sized> std::fmt::Debug for MutPtr<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MutPtr").finish_non_exhaustive()
+    }
+}
+
+/// loom's `Cell`: a `Cell` is never shared between threads (it is not `Sync`), so it cannot
+/// race; std's.
+pub use std::cell::Cell;
 
 impl<T> From<T> for UnsafeCell<T> {
     fn from(value: T) -> UnsafeCell<T> {

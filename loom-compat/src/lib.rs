@@ -14,14 +14,14 @@
 //! [`racer::Shared`] cells whose every access is checked, its atomics are racer's (whose
 //! Acquire/Release operations are happens-before edges), and its threads are racer's.
 //!
-//! This is **not** loom: nothing is permuted or explored. [`model`] runs its closure once, on
+//! This is **not** loom: nothing is permuted or explored. [`model()`] runs its closure once, on
 //! real threads, under [`racer::check`], and fails if racer found a data race in that run.
 //! Enable the `race-detect` feature (`race-detect = ["loom/race-detect"]` in the test crate)
 //! to check; without it every item here is std's (through racer's zero-cost feature-off
 //! build) and `model` just runs the closure.
 //!
 //! What differs from loom, on purpose:
-//! - [`model`] runs its closure once (`RACER_LOOM_RUNS=N`: N times), on a real thread racer
+//! - [`model()`] runs its closure once (`RACER_LOOM_RUNS=N`: N times), on a real thread racer
 //!   spawned (named after the calling thread, so reports name the test), and fails with racer's
 //!   report when racer found a data race. [`model::Builder`]'s fields and loom's `LOOM_*` environment variables bound loom's
 //!   exhaustive search; they are accepted and ignored here (one run; racer needs no unlucky
@@ -33,10 +33,11 @@
 //!   threads instead).
 //!
 //! Only the part of loom's API that the crates run so far need is here: [`cell::UnsafeCell`]
-//! (`new`, `with`, `with_mut`, `get_mut`, `into_inner`), [`sync::atomic`] with loom's
+//! (`new`, `with`, `with_mut`, `get`/`get_mut` with their [`cell::ConstPtr`]/[`cell::MutPtr`]
+//! guards, `into_inner`), [`cell::Cell`], [`sync::atomic`] with loom's
 //! `with_mut` and `unsync_load`, [`sync`]'s `Arc`, `Mutex`, `Condvar`, `RwLock`, `Barrier`,
-//! `mpsc`, [`thread`], [`hint`], [`alloc`], [`future`], [`model`] and
-//! [`model::Builder`]. loom's `ConstPtr`/`MutPtr` guards, `Notify`, `lazy_static!`, ... are not
+//! `mpsc`, [`thread`], [`hint`], [`alloc`], [`future`], [`model()`] and
+//! [`model::Builder`]. loom's `Notify`, `lazy_static!`, `thread::LocalKey`, ... are not
 //! yet; `cargo racer test --loom` names a missing item when a crate's build needs one.
 //!
 //! [loom]: https://docs.rs/loom/0.7
@@ -141,7 +142,7 @@ pub mod model {
             self
         }
 
-        /// Runs `f` once on a racer thread under [`racer::check`]; see [`crate::model`].
+        /// Runs `f` once on a racer thread under [`racer::check`]; see [`crate::model()`].
         #[track_caller]
         pub fn check<F>(&self, f: F)
         where

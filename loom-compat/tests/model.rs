@@ -59,10 +59,13 @@ fn with_mut_and_unsync_load_reach_the_value() {
     p.with_mut(|p| *p = &mut x);
     assert_eq!(unsafe { *p.load(Ordering::Acquire) }, 7);
 
-    let mut cell = UnsafeCell::new(vec![1]);
-    cell.get_mut().push(2);
-    cell.with_mut(|v| unsafe { (*v).push(3) });
-    assert_eq!(cell.into_inner(), [1, 2, 3]);
+    let cell = UnsafeCell::new(vec![1]);
+    unsafe { cell.get_mut().deref().push(2) };
+    cell.get_mut().with(|v| unsafe { (*v).push(3) });
+    cell.with_mut(|v| unsafe { (*v).push(4) });
+    assert_eq!(unsafe { cell.get().deref().len() }, 4);
+    assert_eq!(cell.get().with(|v| unsafe { (&(*v))[0] }), 1);
+    assert_eq!(cell.into_inner(), [1, 2, 3, 4]);
 }
 
 #[test]
@@ -126,4 +129,27 @@ fn alloc_and_track_are_std_s() {
     t.get_mut().push(2);
     assert_eq!(t.get_ref().len(), 2);
     assert_eq!(t.into_inner(), [1, 2]);
+}
+
+#[test]
+fn a_get_guard_s_read_races_with_a_parallel_write() {
+    if !racer::ENABLED {
+        return; // a real data race: run it only where racer checks it
+    }
+    struct Both {
+        cell: UnsafeCell<u64>,
+    }
+    unsafe impl Sync for Both {}
+    let outcome = std::panic::catch_unwind(|| {
+        loom::model(|| {
+            let b = Arc::new(Both { cell: UnsafeCell::new(0) });
+            let b2 = b.clone();
+            let t = thread::spawn(move || unsafe { *b2.cell.get_mut().deref() = 1 });
+            let _ = unsafe { *b.cell.get().deref() };
+            t.join().unwrap();
+        })
+    });
+    let panic = outcome.expect_err("the guards' accesses are checked");
+    let message = panic.downcast_ref::<String>().expect("a formatted message");
+    assert!(message.contains("loom-compat/tests/model.rs:"), "{message}");
 }
