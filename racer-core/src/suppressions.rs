@@ -73,8 +73,59 @@ impl Rule {
 /// never change, so the answer can be kept.
 #[derive(Default)]
 pub struct Suppressions {
-    rules: Vec<Rule>,
+    rules: RuleSet,
     decided: ShardedMap<StackId, bool>,
+}
+
+/// Bytes of a rule's text that index it.
+const GRAM: usize = 4;
+
+/// Rules indexed by four bytes of their longest literal part: a text can only match a rule
+/// whose indexed bytes occur in it, so matching a text against many rules costs a table lookup
+/// per text position and a full match only for the few candidates (100 000 rules against
+/// 10 000 races took 113 s when every rule was tried on every frame). Rules tend to share
+/// prefixes (`my_crate::`), so each is filed under the window of its longest part that the
+/// fewest rules before it were filed under.
+///
+/// Invariant: every rule is in `by_gram` under some `GRAM` bytes of its longest part, or, if
+/// that part is shorter, in `short`.
+#[derive(Default)]
+struct RuleSet {
+    rules: Vec<Rule>,
+    by_gram: std::collections::HashMap<[u8; GRAM], Vec<u32>>,
+    short: Vec<u32>,
+}
+
+impl RuleSet {
+    fn new(rules: Vec<Rule>) -> RuleSet {
+        let mut set = RuleSet { rules, ..RuleSet::default() };
+        for (i, rule) in set.rules.iter().enumerate() {
+            let longest = rule.parts.iter().max_by_key(|p| p.len()).map_or(&[][..], |p| p.as_bytes());
+            let least_used = longest
+                .windows(GRAM)
+                .map(|w| <[u8; GRAM]>::try_from(w).expect("windows of GRAM bytes"))
+                .min_by_key(|gram| set.by_gram.get(gram).map_or(0, Vec::len));
+            match least_used {
+                Some(gram) => set.by_gram.entry(gram).or_default().push(i as u32),
+                None => set.short.push(i as u32),
+            }
+        }
+        set
+    }
+
+    fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Whether any rule matches `text`.
+    fn any_matches(&self, text: &str) -> bool {
+        let matches = |&i: &u32| self.rules[i as usize].matches(text);
+        self.short.iter().any(matches)
+            || text.as_bytes().windows(GRAM).any(|w| {
+                let gram: &[u8; GRAM] = w.try_into().expect("windows of GRAM bytes");
+                self.by_gram.get(gram).is_some_and(|candidates| candidates.iter().any(matches))
+            })
+    }
 }
 
 /// Parses the text of a suppressions file named `file`. The error names `file:line`.
@@ -105,7 +156,7 @@ impl Suppressions {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read suppressions '{shown}': {e}", crate::options::VARIABLE))?;
-        Ok(Suppressions { rules: parse(&text, &shown)?, decided: ShardedMap::new() })
+        Ok(Suppressions { rules: RuleSet::new(parse(&text, &shown)?), decided: ShardedMap::new() })
     }
 
     /// Whether a race between these two accesses is suppressed. Resolves each stack at most
@@ -118,7 +169,7 @@ impl Suppressions {
     }
 
     fn matches_site(&self, site: &Location<'_>) -> bool {
-        self.rules.iter().any(|rule| rule.matches(site.file()))
+        self.rules.any_matches(site.file())
     }
 
     fn matches_stack(&self, id: StackId) -> bool {
@@ -126,7 +177,7 @@ impl Suppressions {
             return known;
         }
         let hit = stack::resolve(id).iter().any(|frame| {
-            self.rules.iter().any(|rule| rule.matches(&frame.function) || frame.file.as_deref().is_some_and(|f| rule.matches(f)))
+            self.rules.any_matches(&frame.function) || frame.file.as_deref().is_some_and(|f| self.rules.any_matches(f))
         });
         self.decided.insert(id, hit);
         hit
@@ -164,6 +215,18 @@ mod tests {
         assert!(!rule("^exact$").matches("inexact"));
         assert!(rule("ab*ab$").matches("abab"));
         assert!(!rule("ab*ab$").matches("aba"));
+    }
+
+    /// The index gives the same answer as trying every rule.
+    #[test]
+    fn the_index_finds_what_trying_every_rule_finds() {
+        use proptest::prelude::*;
+        let pattern = "\\^?[ab:*]{0,9}\\$?";
+        proptest!(ProptestConfig::with_cases(2000), |(patterns in proptest::collection::vec(pattern, 1..6), text in "[ab:]{0,14}")| {
+            let rules: Vec<Rule> = patterns.iter().filter_map(|p| Rule::new(p)).collect();
+            let naive = rules.iter().any(|r| r.matches(&text));
+            prop_assert_eq!(RuleSet::new(rules).any_matches(&text), naive);
+        });
     }
 
     #[test]
