@@ -346,10 +346,10 @@ mod runner {
 
         // In the same test: runs in the fixture's directory must not overlap (each puts the
         // lock file back as it found it).
-        let r = cargo_racer_test(&fixture(), &["--loom", "--features", "uses-notify"]);
+        let r = cargo_racer_test(&fixture(), &["--loom", "--features", "uses-missing-item"]);
         assert!(!r.success, "{}", r.all());
         assert!(
-            r.stderr.contains("racer's loom stand-in does not have: `loom::sync::Notify`"),
+            r.stderr.contains("racer's loom stand-in does not have: `loom::skip_branch`"),
             "the missing item is named\n{}",
             r.all()
         );

@@ -37,8 +37,8 @@
 //! guards, `into_inner`), [`cell::Cell`], [`sync::atomic`] with loom's
 //! `with_mut` and `unsync_load`, [`sync`]'s `Arc`, `Mutex`, `Condvar`, `RwLock`, `Barrier`,
 //! `mpsc`, [`thread`], [`hint`], [`alloc`], [`future`], [`model()`] and
-//! [`model::Builder`]. loom's `Notify`, `lazy_static!`, `thread::LocalKey`, ... are not
-//! yet; `cargo racer test --loom` names a missing item when a crate's build needs one.
+//! [`model::Builder`], `sync::Notify`, `lazy_static!` and `thread::LocalKey`. An item it
+//! lacks is named by `cargo racer test --loom` when a crate's build needs it.
 //!
 //! [loom]: https://docs.rs/loom/0.7
 
@@ -54,6 +54,23 @@ pub mod sync;
 pub mod thread;
 
 pub use std::thread_local;
+
+/// loom's `lazy_static!`: each `static ref NAME: T = init;` is a static that derefs to a `T`
+/// made by `init` on first use (racer's `LazyLock`, whose initialisation happens before every
+/// use).
+#[macro_export]
+macro_rules! lazy_static {
+    ($(#[$attr:meta])* $vis:vis static ref $name:ident : $t:ty = $init:expr; $($rest:tt)*) => {
+        $(#[$attr])* $vis static $name: $crate::__private::LazyLock<$t> = $crate::__private::LazyLock::new(|| $init);
+        $crate::lazy_static!($($rest)*);
+    };
+    () => {};
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use racer::sync::LazyLock;
+}
 
 /// Runs `f` once, on a real thread racer spawns (named after the calling thread), under
 /// [`racer::check`], as loom's `model` runs it under its scheduler; the threads `f` spawns

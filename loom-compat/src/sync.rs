@@ -7,3 +7,6 @@ pub use racer::sync::{
 };
 
 pub mod atomic;
+#[path = "notify.rs"]
+mod notify;
+pub use notify::Notify;

@@ -153,3 +153,51 @@ fn a_get_guard_s_read_races_with_a_parallel_write() {
     let message = panic.downcast_ref::<String>().expect("a formatted message");
     assert!(message.contains("loom-compat/tests/model.rs:"), "{message}");
 }
+
+loom::lazy_static! {
+    static ref TABLE: Vec<u32> = (1..=3).collect();
+    pub(crate) static ref NAME: String = "loom".to_owned();
+}
+
+/// `lazy_static!` statics deref to their value, made once.
+#[test]
+fn lazy_static_statics_deref_to_their_value() {
+    loom::model(|| {
+        let t = loom::thread::spawn(|| TABLE.iter().sum::<u32>());
+        assert_eq!(TABLE.len(), 3);
+        assert_eq!(t.join().unwrap(), 6);
+        assert_eq!(NAME.as_str(), "loom");
+    });
+}
+
+/// A `Notify` orders the notifier's write before the waiter's read: no report; and a
+/// notification sent before the wait is kept for it.
+#[test]
+fn notify_hands_over_a_cell() {
+    loom::model(|| {
+        let shared = std::sync::Arc::new((loom::sync::Notify::new(), loom::cell::UnsafeCell::new(0u32)));
+        let theirs = shared.clone();
+        let t = loom::thread::spawn(move || {
+            theirs.1.with_mut(|p| unsafe { *p = 7 });
+            theirs.0.notify();
+        });
+        shared.0.wait();
+        assert_eq!(shared.1.with(|p| unsafe { *p }), 7);
+        t.join().unwrap();
+    });
+    let early = loom::sync::Notify::new();
+    early.notify();
+    early.wait();
+}
+
+thread_local! {
+    static COUNTER: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// `loom::thread::LocalKey` names what `thread_local!` makes.
+#[test]
+fn local_key_is_the_type_of_thread_locals() {
+    let key: &'static loom::thread::LocalKey<std::cell::Cell<u32>> = &COUNTER;
+    key.with(|c| c.set(c.get() + 1));
+    assert_eq!(COUNTER.with(std::cell::Cell::get), 1);
+}
