@@ -211,7 +211,7 @@ fn a_malformed_suppressions_line_is_named() {
     assert_eq!(
         stderr(&out),
         format!(
-            "racer: suppressions {}:3: expected 'race:<pattern>' (or a '#' comment or a blank line), found 'cache::fill'\n",
+            "racer: suppressions {}:3: expected 'race:<pattern>' or 'deadlock:<pattern>' (or a '#' comment or a blank line), found 'cache::fill'\n",
             rules.display()
         )
     );
@@ -235,7 +235,7 @@ fn an_unknown_option_stops_the_program_naming_it() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
-        "racer: RACER_OPTIONS: unknown option 'foo' (known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats)\n"
+        "racer: RACER_OPTIONS: unknown option 'foo' (known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats, detect_deadlocks)\n"
     );
     assert_eq!(stdout(&out), "", "main never ran");
 }

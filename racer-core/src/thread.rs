@@ -16,7 +16,8 @@ pub use std::thread::{available_parallelism, panicking, sleep, yield_now, Result
 
 use crate::stack;
 use crate::sync_clock::{SyncClock, SyncEvent};
-use crate::thread_state::{with_current, ChildSeed};
+use crate::deadlock::Done;
+use crate::thread_state::{with_current, ChildSeed, ThreadInfo};
 
 /// A handle to a thread, as `std::thread::Thread`; `unpark` is a post the matching `park` waits on.
 #[derive(Clone, Debug)]
@@ -73,18 +74,50 @@ pub fn park_timeout(dur: Duration) {
     after_park(site);
 }
 
+/// What a join handle keeps of its thread: the clock the thread posts to when it exits, the
+/// signal that it has (for a join that waits, published for deadlock detection), and who it is.
+#[derive(Clone)]
+struct Ending {
+    exit: Arc<SyncClock>,
+    done: Arc<Done>,
+    who: Option<Arc<ThreadInfo>>,
+}
+
+impl std::fmt::Debug for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ending").finish_non_exhaustive()
+    }
+}
+
+impl Ending {
+    /// The wait of a join: for the thread's end (published while it lasts), then std's join.
+    fn join<T>(&self, site: &'static Location<'static>, join: impl FnOnce() -> T) -> T {
+        self.done.wait(self.who.clone(), site);
+        let result = join();
+        self.exit.wait(join_event(site));
+        result
+    }
+}
+
 /// The parent side of a spawn: the child's seed (`None` only while the parent's own detector
-/// state is being torn down) and the clock the child posts to when it exits.
-fn fork(name: Option<String>, site: &'static Location<'static>) -> (Option<ChildSeed>, Arc<SyncClock>) {
+/// state is being torn down) and what the child's join handle needs.
+fn fork(name: Option<String>, site: &'static Location<'static>) -> (Option<ChildSeed>, Ending) {
     let spawned_at = stack::capture();
     let seed = with_current(|t| t.fork(name, spawned_at, site)).flatten();
-    (seed, Arc::new(SyncClock::new()))
+    let who = seed.as_ref().map(ChildSeed::info);
+    (seed, Ending { exit: Arc::new(SyncClock::new()), done: Arc::default(), who })
 }
 
 /// The child side: installs the seed, runs `f`, and posts the exit (also when `f` panics) into
-/// every clock in `exits`.
-fn run_child<T>(seed: Option<ChildSeed>, exits: Vec<Arc<SyncClock>>, site: &'static Location<'static>, f: impl FnOnce() -> T) -> T {
-    struct Exit(Vec<Arc<SyncClock>>, &'static Location<'static>);
+/// every clock in `exits`, then signals `done`.
+fn run_child<T>(
+    seed: Option<ChildSeed>,
+    exits: Vec<Arc<SyncClock>>,
+    done: Arc<Done>,
+    site: &'static Location<'static>,
+    f: impl FnOnce() -> T,
+) -> T {
+    struct Exit(Vec<Arc<SyncClock>>, &'static Location<'static>, Arc<Done>);
     impl Drop for Exit {
         fn drop(&mut self) {
             let event = SyncEvent { op: "exiting", object: "thread spawned", created: None, at: self.1 };
@@ -97,12 +130,13 @@ fn run_child<T>(seed: Option<ChildSeed>, exits: Vec<Arc<SyncClock>>, site: &'sta
             });
             PARK_CLOCKS.remove(&std::thread::current().id());
             crate::stack::clear_walk_ceiling();
+            self.2.set();
         }
     }
     if let Some(seed) = seed {
         seed.install();
     }
-    let _exit = Exit(exits, site);
+    let _exit = Exit(exits, site, done);
     // Stack walks of this thread end here (see `stack::set_walk_ceiling`).
     let ceiling = 0u8;
     crate::stack::set_walk_ceiling(std::hint::black_box(&ceiling) as *const u8 as usize);
@@ -163,11 +197,11 @@ impl Builder {
         T: Send + 'static,
     {
         let site = Location::caller();
-        let (seed, exit) = fork(self.name.clone(), site);
-        let child_exit = exit.clone();
-        let inner = self.std_builder().spawn(move || run_child(seed, vec![child_exit], site, f))?;
+        let (seed, ending) = fork(self.name.clone(), site);
+        let (child_exit, done) = (ending.exit.clone(), ending.done.clone());
+        let inner = self.std_builder().spawn(move || run_child(seed, vec![child_exit], done, site, f))?;
         let thread = Thread { inner: inner.thread().clone() };
-        Ok(JoinHandle { inner, exit, thread })
+        Ok(JoinHandle { inner, ending, thread })
     }
 
     #[track_caller]
@@ -177,11 +211,12 @@ impl Builder {
         T: Send + 'scope,
     {
         let site = Location::caller();
-        let (seed, exit) = fork(self.name.clone(), site);
-        let exits = vec![exit.clone(), scope.ends()];
-        let inner = self.std_builder().spawn_scoped(&scope.inner, move || run_child(seed, exits, site, f))?;
+        let (seed, ending) = fork(self.name.clone(), site);
+        let exits = vec![ending.exit.clone(), scope.ends()];
+        let done = ending.done.clone();
+        let inner = self.std_builder().spawn_scoped(&scope.inner, move || run_child(seed, exits, done, site, f))?;
         let thread = Thread { inner: inner.thread().clone() };
-        Ok(ScopedJoinHandle { inner, exit, thread })
+        Ok(ScopedJoinHandle { inner, ending, thread })
     }
 }
 
@@ -189,7 +224,7 @@ impl Builder {
 #[derive(Debug)]
 pub struct JoinHandle<T> {
     inner: std::thread::JoinHandle<T>,
-    exit: Arc<SyncClock>,
+    ending: Ending,
     thread: Thread,
 }
 
@@ -197,9 +232,8 @@ impl<T> JoinHandle<T> {
     #[track_caller]
     pub fn join(self) -> Result<T> {
         let site = Location::caller();
-        let result = self.inner.join();
-        self.exit.wait(join_event(site));
-        result
+        let inner = self.inner;
+        self.ending.join(site, || inner.join())
     }
 
     pub fn thread(&self) -> &Thread {
@@ -280,7 +314,7 @@ where
 #[derive(Debug)]
 pub struct ScopedJoinHandle<'scope, T> {
     inner: std::thread::ScopedJoinHandle<'scope, T>,
-    exit: Arc<SyncClock>,
+    ending: Ending,
     thread: Thread,
 }
 
@@ -288,9 +322,8 @@ impl<T> ScopedJoinHandle<'_, T> {
     #[track_caller]
     pub fn join(self) -> Result<T> {
         let site = Location::caller();
-        let result = self.inner.join();
-        self.exit.wait(join_event(site));
-        result
+        let inner = self.inner;
+        self.ending.join(site, || inner.join())
     }
 
     pub fn thread(&self) -> &Thread {

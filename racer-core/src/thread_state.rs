@@ -182,6 +182,7 @@ impl ThreadState {
             exit_epoch: None,
         };
         state.publish_segment();
+        crate::deadlock::join_group(&None);
         Some(state)
     }
 
@@ -231,6 +232,9 @@ impl ThreadState {
         self.note_sync(SyncEvent { op: "spawning", object: "a thread", created: None, at: site });
         self.tick();
         let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
+        // The child counts in its check's group from now, so a join of it that blocks before it
+        // runs is not taken for the last thread blocking.
+        crate::deadlock::join_group(&self.sink);
         Some(ChildSeed { slot, clock, info, sink: self.sink.clone(), spawn_event })
     }
 
@@ -242,6 +246,11 @@ impl ThreadState {
 }
 
 impl ChildSeed {
+    /// Who the new thread is.
+    pub fn info(&self) -> Arc<ThreadInfo> {
+        self.info.clone()
+    }
+
     /// The child side of a spawn: installs the state on the calling (new) thread.
     pub fn install(self) {
         let state = ThreadState {
@@ -271,6 +280,7 @@ fn release_slot(slot: Slot, exit_epoch: Option<Epoch>, last_epoch: Epoch) {
 impl Drop for ThreadState {
     fn drop(&mut self) {
         let _ = SEEN_KEY.try_with(|s| s.set(crate::seen::NO_KEY));
+        crate::deadlock::leave_group(&self.sink);
         release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
     }
 }
