@@ -641,8 +641,9 @@ fn watchdog() {
             if !g.deadlocked {
                 g.deadlocked = true;
                 found.push((g.sink.clone(), hang_report(&steady, &[], &members, &g.sink), true));
-            } else if members.iter().all(|&i| !steady[i].1.interruptible) {
-                // Reported, and no thread of it can be unwound: the check can never return.
+            } else if g.sink.is_none() || members.iter().all(|&i| !steady[i].1.interruptible) {
+                // Reported already (a cycle), and now nothing can move: outside a check the
+                // process can never end; inside one, no thread of it can be unwound.
                 ends.push(g.sink.clone());
             }
         }
