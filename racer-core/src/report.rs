@@ -312,7 +312,7 @@ impl Report {
     /// With `RACER_OPTIONS=report=json`, races found outside `check` are written one such race
     /// object per line (JSON Lines).
     ///
-    /// Deadlocks follow in `"deadlocks": [...]`, one object per deadlock (see `Deadlock`'s
+    /// Deadlocks, when there are any, follow in `"deadlocks": [...]`, one object per deadlock (see `Deadlock`'s
     /// JSON in the README): `kind` (`lock_order_inversion`, `relock`, `hang`), `edges` and
     /// `threads`. Outside `check` each is one line `{"deadlock": {...}}`.
     pub fn to_json(&self) -> String {
@@ -323,14 +323,19 @@ impl Report {
             }
             race_json(race, &mut out);
         }
-        out.push_str("],\"deadlocks\":[");
-        for (i, d) in self.deadlocks.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
+        out.push(']');
+        // Only when there are some: a report without deadlocks reads as it always did.
+        if !self.deadlocks.is_empty() {
+            out.push_str(",\"deadlocks\":[");
+            for (i, d) in self.deadlocks.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                deadlock_json(d, &mut out);
             }
-            deadlock_json(d, &mut out);
+            out.push(']');
         }
-        out.push_str("]}");
+        out.push('}');
         out
     }
 }
