@@ -400,3 +400,16 @@ fn deadlocks_as_json_lines() {
         assert_eq!(e["next"]["frames"][0]["function"], "racer_fixture::bank::transfer");
     }
 }
+
+#[test]
+fn a_hang_in_a_scope_inside_check_ends_the_process_with_the_checks_report() {
+    let out = run("scope_hang", "");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(66), "stderr:\n{err}");
+    assert!(!stdout(&out).contains("check returned"), "{err}");
+    let blocks = deadlock_reports(&err);
+    assert!(blocks.iter().any(|b| b.starts_with("WARNING: racer: lock-order inversion")), "{err}");
+    let hang = blocks.iter().find(|b| b.starts_with("WARNING: racer: deadlock: 2 threads wait")).unwrap_or_else(|| panic!("{err}"));
+    assert!(hang.contains("Thread 'scoped 0' waits to lock Mutex") && hang.contains("Thread 'scoped 1' waits to lock Mutex"), "{hang}");
+    assert!(err.contains("the program is deadlocked: exiting with status 66 instead of hanging"), "{err}");
+}

@@ -430,6 +430,7 @@ fn relock(first: &Acq, again: &Acq) {
 pub enum Wait {
     Lock(Acq),
     Join(Option<Arc<ThreadInfo>>),
+    ScopeEnd(Option<Arc<ThreadInfo>>),
     Recv(&'static Location<'static>),
     Condvar,
     Barrier(&'static Location<'static>),
@@ -723,6 +724,8 @@ fn describe(p: &Published, waiting: &[&(Arc<ThreadInfo>, Published)]) -> String 
         }
         Wait::Join(Some(t)) => format!("to join {}", thread_label(t)),
         Wait::Join(None) => "to join a thread".to_owned(),
+        Wait::ScopeEnd(Some(t)) => format!("at the end of a thread scope, for {} to end", thread_label(t)),
+        Wait::ScopeEnd(None) => "at the end of a thread scope, for its threads to end".to_owned(),
         Wait::Recv(created) => format!("to receive from a channel (created at {created})"),
         Wait::Condvar => "on a Condvar (wait without timeout)".to_owned(),
         Wait::Barrier(created) => format!("at a Barrier (created at {created})"),
@@ -783,12 +786,27 @@ impl Done {
 
     /// Waits for `set`, publishing the wait and polling for the end of the check.
     pub fn wait(&self, target: Option<Arc<ThreadInfo>>, site: &'static Location<'static>) {
+        self.wait_as(Wait::Join(target), true, site)
+    }
+
+    /// Waits for `set` at the end of a thread scope, which std would not let unwind before
+    /// all its threads ended: published, but not interruptible.
+    pub fn wait_at_scope_end(&self, target: Option<Arc<ThreadInfo>>, site: &'static Location<'static>) {
+        self.wait_as(Wait::ScopeEnd(target), false, site)
+    }
+
+    fn wait_as(&self, what: Wait, interruptible: bool, site: &'static Location<'static>) {
         let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
         if *done {
             return;
         }
         drop(done);
-        let blocking = wait(Wait::Join(target), site);
+        let blocking = if !enabled() {
+            Blocking::none()
+        } else {
+            let held = held_now();
+            block(what, site, interruptible, held)
+        };
         done = self.done.lock().unwrap_or_else(|e| e.into_inner());
         while !*done {
             done = self.cv.wait_timeout(done, TICK).unwrap_or_else(|e| e.into_inner()).0;

@@ -212,7 +212,9 @@ impl Builder {
     {
         let site = Location::caller();
         let (seed, ending) = fork(self.name.clone(), site);
-        let exits = vec![ending.exit.clone(), scope.ends()];
+        let ends = scope.ends();
+        ends.threads.lock().push(ending.clone());
+        let exits = vec![ending.exit.clone(), ends.exits.clone()];
         let done = ending.done.clone();
         let inner = self.std_builder().spawn_scoped(&scope.inner, move || run_child(seed, exits, done, site, f))?;
         let thread = Thread { inner: inner.thread().clone() };
@@ -254,10 +256,19 @@ pub struct Scope<'scope, 'env: 'scope> {
     inner: std::thread::Scope<'scope, 'env>,
 }
 
-static SCOPE_ENDS: Lazy<ShardedMap<usize, Arc<SyncClock>>> = Lazy::new(ShardedMap::new);
+static SCOPE_ENDS: Lazy<ShardedMap<usize, Arc<ScopeEnds>>> = Lazy::new(ShardedMap::new);
+
+/// What the end of a scope waits for: the clock its threads post their exits to, and the end
+/// of each of them (waited for before std's own wait, so that the wait is published for
+/// deadlock detection).
+#[derive(Default)]
+struct ScopeEnds {
+    exits: Arc<SyncClock>,
+    threads: crate::lock::Mutex<Vec<Ending>>,
+}
 
 impl<'scope, 'env> Scope<'scope, 'env> {
-    fn ends(&self) -> Arc<SyncClock> {
+    fn ends(&self) -> Arc<ScopeEnds> {
         let key = &self.inner as *const _ as usize;
         SCOPE_ENDS.get(&key).expect("racer: a Scope outlived its racer::thread::scope call")
     }
@@ -290,23 +301,30 @@ where
     /// the wait on their exits belongs on both paths.
     struct EndOfScope {
         key: std::cell::Cell<usize>,
-        ends: Arc<SyncClock>,
+        ends: Arc<ScopeEnds>,
         site: &'static Location<'static>,
     }
     impl Drop for EndOfScope {
         fn drop(&mut self) {
             SCOPE_ENDS.remove(&self.key.get());
-            self.ends.wait(SyncEvent { op: "ending", object: "a thread scope", created: None, at: self.site });
+            self.ends.exits.wait(SyncEvent { op: "ending", object: "a thread scope", created: None, at: self.site });
         }
     }
-    let end = EndOfScope { key: std::cell::Cell::new(0), ends: Arc::new(SyncClock::new()), site: Location::caller() };
+    let end = EndOfScope { key: std::cell::Cell::new(0), ends: Arc::default(), site: Location::caller() };
     std::thread::scope(|s| {
         let key = s as *const std::thread::Scope<'_, 'env> as usize;
         SCOPE_ENDS.insert(key, end.ends.clone());
         end.key.set(key);
         // SAFETY: `Scope` is `repr(transparent)` over `std::thread::Scope`.
         let ours: &Scope<'_, 'env> = unsafe { &*(s as *const std::thread::Scope<'_, 'env> as *const Scope<'_, 'env>) };
-        f(ours)
+        let result = f(ours);
+        // std's scope now waits for every thread it spawned; wait for them first, published (as
+        // a wait that cannot be unwound: std would wait for them all the same).
+        let threads = std::mem::take(&mut *end.ends.threads.lock());
+        for t in threads {
+            t.done.wait_at_scope_end(t.who.clone(), end.site);
+        }
+        result
     })
 }
 
