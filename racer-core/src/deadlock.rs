@@ -155,11 +155,14 @@ fn conflict(a: LockMode, b: LockMode) -> bool {
     !(a == LockMode::Shared && b == LockMode::Shared)
 }
 
+/// An edge as a thread remembers having added it: held id, next id, held mode, next mode.
+type EdgeKey = (u64, u64, LockMode, LockMode);
+
 thread_local! {
     /// The locks the thread holds, in the order taken.
     static HELD: RefCell<Vec<Acq>> = const { RefCell::new(Vec::new()) };
     /// The edges (held id, next id, held mode, next mode) this thread has added to `GRAPH`.
-    static SEEN_EDGES: RefCell<Option<HashSet<(u64, u64, LockMode, LockMode)>>> = const { RefCell::new(None) };
+    static SEEN_EDGES: RefCell<Option<HashSet<EdgeKey>>> = const { RefCell::new(None) };
 }
 
 /// A lock was taken. `blocking`: by `lock`/`read`/`write` (not `try_*`), so the locks already

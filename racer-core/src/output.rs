@@ -57,7 +57,7 @@ fn write(config: &'static options::Config, text: &str) {
         }
         // Not through `std::io::stderr()`: its lock may be held by a thread that is about to
         // report a race itself and wait for `WRITING`.
-        None => crate::exit::write_stderr(&text),
+        None => crate::exit::write_stderr(text),
     }
     if config.options.halt_on_error {
         crate::exit::halt(config);
