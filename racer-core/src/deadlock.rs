@@ -622,17 +622,19 @@ fn watchdog() {
             }
             let group = steady[cycle[0]].1.group;
             let members: Vec<usize> = (0..steady.len()).filter(|&i| steady[i].1.group == group).collect();
-            let mut groups = GROUPS.lock();
-            let sink = groups.get(&group).and_then(|g| g.sink.clone());
-            if let Some(g) = groups.get_mut(&group) {
-                g.deadlocked = true;
-            }
-            drop(groups);
+            let sink = {
+                let mut groups = GROUPS.lock();
+                groups.get_mut(&group).and_then(|g| {
+                    g.deadlocked = true;
+                    g.sink.clone()
+                })
+            };
             found.push((sink.clone(), hang_report(&steady, &cycle, &members, &sink), sink.is_some()));
         }
 
         let mut groups = GROUPS.lock();
         let mut ends: Vec<Option<Arc<Sink>>> = Vec::new();
+        let mut hangs: Vec<(Option<Arc<Sink>>, Vec<usize>)> = Vec::new();
         for (key, g) in groups.iter_mut() {
             let stable = previous_changes.insert(*key, g.changes) == Some(g.changes);
             if g.sink.as_ref().is_some_and(|s| s.is_closed()) || g.live == 0 || !stable {
@@ -644,7 +646,7 @@ fn watchdog() {
             }
             if !g.deadlocked {
                 g.deadlocked = true;
-                found.push((g.sink.clone(), hang_report(&steady, &[], &members, &g.sink), true));
+                hangs.push((g.sink.clone(), members));
             } else if g.sink.is_none() || members.iter().all(|&i| !steady[i].1.interruptible) {
                 // Reported already (a cycle), and now nothing can move: outside a check the
                 // process can never end; inside one, no thread of it can be unwound.
@@ -653,6 +655,11 @@ fn watchdog() {
         }
         previous_changes.retain(|k, _| groups.contains_key(k));
         drop(groups);
+        // Built with no lock of the detector's held: resolving stacks takes time.
+        for (sink, members) in hangs {
+            let d = hang_report(&steady, &[], &members, &sink);
+            found.push((sink, d, true));
+        }
         for (sink, d, ends_group) in found {
             crate::sink::deadlock_found(d, sink.as_ref(), ends_group);
         }
