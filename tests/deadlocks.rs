@@ -318,3 +318,29 @@ fn every_thread_of_a_check_blocked_is_a_hang_and_ends_the_check() {
     assert!(me.waiting_for().starts_with("to receive from a channel (created at"), "{}", me.waiting_for());
     assert!(d.to_string().contains("every thread of this racer::check is blocked"), "{d}");
 }
+
+#[test]
+fn writing_an_rwlock_the_thread_reads_is_a_relock() {
+    let report = racer::check(|| {
+        let l = RwLock::new(0u32);
+        let _r = l.read().unwrap();
+        let _w = l.write();
+        unreachable!("the write would wait for this thread's own read");
+    });
+    let d = only_deadlock(&report);
+    assert_eq!(d.kind(), DeadlockKind::Relock);
+    let e = &d.edges()[0];
+    assert_eq!((e.held().mode(), e.next().mode()), (LockMode::Shared, LockMode::Exclusive));
+    assert_eq!(e.held().object(), "RwLock");
+}
+
+/// `#[racer::test]` fails a test whose check found a deadlock, printing the report.
+#[racer::test]
+#[should_panic(expected = "0 data race(s) and 1 deadlock(s) found in test `a_racer_test_fails_on_a_lock_order_inversion`")]
+fn a_racer_test_fails_on_a_lock_order_inversion() {
+    let a = Arc::new(Mutex::new(0u32));
+    let b = Arc::new(Mutex::new(0u32));
+    let (a1, b1) = (a.clone(), b.clone());
+    named("first", move || lock_both(&a1, &b1)).join().unwrap();
+    named("second", move || lock_both(&b, &a)).join().unwrap();
+}
