@@ -23,7 +23,8 @@
 //! stops waiting. A watchdog thread, started at the first such wait, reads every slot every
 //! `TICK`. A publication carries a per-thread sequence number that changes at every new wait,
 //! so a thread seen with the same number in two readings was blocked for the whole time in
-//! between: what the watchdog concludes from two readings holds at one instant. It reports
+//! between: what the watchdog concludes from waits each seen unchanged for `QUIET` holds at one
+//! instant (and a thread just woken has had time to withdraw its wait). It reports
 //! (1) a cycle of blocked threads each waiting for a lock the next one holds, and (2) a group
 //! (the threads of one `racer::check`, or the threads outside any check) all of whose live
 //! threads are blocked, with no thread started or ended in between. Both end the check: its
@@ -42,7 +43,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Once, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::deadlock_report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 use crate::lock::Mutex;
@@ -597,21 +598,29 @@ pub fn leave_group(sink: &Option<Arc<Sink>>) {
 
 static WATCHDOG: Once = Once::new();
 
-/// Two readings of every slot `TICK` apart; a deadlock is what both show with the same waits.
+/// How long a wait (and a group's membership) must be seen unchanged before the watchdog
+/// concludes from it: long enough that a thread just woken (notified, handed the lock or a
+/// message) has run and withdrawn its wait even on a loaded machine.
+pub const QUIET: Duration = Duration::from_millis(250);
+
+/// Reads every slot each `TICK`; a deadlock is what the waits seen unchanged for `QUIET` show.
 fn watchdog() {
-    let mut previous: HashMap<u64, u64> = HashMap::new(); // thread serial -> seq
-    let mut previous_changes: HashMap<u64, u64> = HashMap::new();
+    let mut since: HashMap<u64, (u64, Instant)> = HashMap::new(); // thread serial -> (seq, first seen)
+    let mut group_since: HashMap<u64, (u64, Instant)> = HashMap::new(); // group -> (changes, first seen)
     let mut reported_cycles: HashSet<Vec<u64>> = HashSet::new();
     loop {
         std::thread::sleep(TICK);
         let slots: Vec<Arc<Slot>> = SLOTS.lock().iter().filter_map(Weak::upgrade).collect();
         let waiting: Vec<(Arc<ThreadInfo>, Published)> =
             slots.iter().filter_map(|s| s.waiting.lock().clone().map(|p| (s.thread.clone(), p))).collect();
-        let now: HashMap<u64, u64> = waiting.iter().map(|(t, p)| (t.serial, p.seq)).collect();
-        // The waits seen in both readings, unchanged.
+        let now = Instant::now();
+        since.retain(|serial, (seq, _)| waiting.iter().any(|(t, p)| t.serial == *serial && p.seq == *seq));
+        for (t, p) in &waiting {
+            since.entry(t.serial).or_insert((p.seq, now));
+        }
+        // The waits seen unchanged for `QUIET`: blocked all that time.
         let steady: Vec<&(Arc<ThreadInfo>, Published)> =
-            waiting.iter().filter(|(t, p)| previous.get(&t.serial) == Some(&p.seq)).collect();
-        previous = now;
+            waiting.iter().filter(|(t, _)| since.get(&t.serial).is_some_and(|(_, at)| now - *at >= QUIET)).collect();
 
         let mut found: Vec<(Option<Arc<Sink>>, Deadlock, bool)> = Vec::new();
         for cycle in wait_cycles(&steady) {
@@ -636,7 +645,11 @@ fn watchdog() {
         let mut ends: Vec<Option<Arc<Sink>>> = Vec::new();
         let mut hangs: Vec<(Option<Arc<Sink>>, Vec<usize>)> = Vec::new();
         for (key, g) in groups.iter_mut() {
-            let stable = previous_changes.insert(*key, g.changes) == Some(g.changes);
+            let first = group_since.entry(*key).or_insert((g.changes, now));
+            if first.0 != g.changes {
+                *first = (g.changes, now);
+            }
+            let stable = now - first.1 >= QUIET;
             if g.sink.as_ref().is_some_and(|s| s.is_closed()) || g.live == 0 || !stable {
                 continue;
             }
@@ -653,7 +666,7 @@ fn watchdog() {
                 ends.push(g.sink.clone());
             }
         }
-        previous_changes.retain(|k, _| groups.contains_key(k));
+        group_since.retain(|k, _| groups.contains_key(k));
         drop(groups);
         // Built with no lock of the detector's held: resolving stacks takes time.
         for (sink, members) in hangs {
