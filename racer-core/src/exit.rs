@@ -75,13 +75,13 @@ pub fn end_hung_process() -> ! {
 }
 
 /// `halt_on_error=1`: called right after the first report was written; never returns.
-pub fn halt(config: &Config) -> ! {
+pub fn halt(config: &Config, what: &str) -> ! {
     if config.options.stats {
         write_stderr(&format!("{}\n", crate::stats::summary_line()));
     }
     let status = config.options.exitcode;
     write_stderr(&format!(
-        "racer: halt_on_error: stopping at the first data race{}; exiting with status {status}\n",
+        "racer: halt_on_error: stopping at the first {what}{}; exiting with status {status}\n",
         destination(config)
     ));
     end_process(i32::from(status))

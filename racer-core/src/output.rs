@@ -27,7 +27,7 @@ pub fn emit(race: &Race) {
             line
         }
     };
-    write(config, &text);
+    write(config, &text, "data race");
 }
 
 /// Writes one deadlock report, whole (as JSON: one line `{"deadlock": {...}}`).
@@ -42,10 +42,11 @@ pub fn emit_deadlock(d: &Deadlock) {
             line
         }
     };
-    write(config, &text);
+    write(config, &text, "deadlock");
 }
 
-fn write(config: &'static options::Config, text: &str) {
+/// Writes one report (of a `what`), whole; stops the process after it with `halt_on_error`.
+fn write(config: &'static options::Config, text: &str, what: &str) {
     let _writing = WRITING.lock();
     match &config.log {
         Some(file) => {
@@ -60,6 +61,6 @@ fn write(config: &'static options::Config, text: &str) {
         None => crate::exit::write_stderr(text),
     }
     if config.options.halt_on_error {
-        crate::exit::halt(config);
+        crate::exit::halt(config, what);
     }
 }
