@@ -10,6 +10,7 @@
 
 pub use racer_macros::test;
 pub use racer_rt::{check, sync, thread, Access, AccessKind, Frame, Race, RaceKind, Report, Shared, ENABLED};
+pub use racer_rt::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 #[cfg(feature = "race-detect")]
 pub use racer_rt::{stats, AlgorithmStats, Stats};
 #[cfg(feature = "race-detect")]

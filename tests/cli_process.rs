@@ -214,7 +214,7 @@ fn a_malformed_suppressions_line_is_named() {
     assert_eq!(
         stderr(&out),
         format!(
-            "racer: suppressions {}:3: expected 'race:<pattern>' (or a '#' comment or a blank line), found 'cache::fill'\n",
+            "racer: suppressions {}:3: expected 'race:<pattern>' or 'deadlock:<pattern>' (or a '#' comment or a blank line), found 'cache::fill'\n",
             rules.display()
         )
     );
@@ -238,7 +238,7 @@ fn an_unknown_option_stops_the_program_naming_it() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
-        "racer: RACER_OPTIONS: unknown option 'foo' (known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats)\n"
+        "racer: RACER_OPTIONS: unknown option 'foo' (known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats, detect_deadlocks)\n"
     );
     assert_eq!(stdout(&out), "", "main never ran");
 }
@@ -324,4 +324,95 @@ fn stats_prints_the_storage_line_at_process_end() {
     let err = stderr(&out);
     assert!(err.starts_with("racer: stats: ") && err.contains(" cells tracked, "), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// The deadlock reports in `text`.
+fn deadlock_reports(text: &str) -> Vec<String> {
+    text.split("==================\n").filter(|b| b.starts_with("WARNING: racer: lock-order") || b.starts_with("WARNING: racer: deadlock")).map(str::to_owned).collect()
+}
+
+#[test]
+fn a_lock_order_inversion_outside_check_is_reported_with_status_66() {
+    let out = run("inversion", "");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(66), "stderr:\n{err}");
+    assert!(stdout(&out).contains("fixture: done"), "it did not hang: {err}");
+    let blocks = deadlock_reports(&err);
+    assert_eq!(blocks.len(), 1, "{err}");
+    assert!(blocks[0].starts_with("WARNING: racer: lock-order inversion (potential deadlock): a cycle of 2 locks"), "{err}");
+    assert!(blocks[0].contains("thread 'alice' took Mutex"), "{err}");
+    assert!(blocks[0].contains("thread 'bob' took Mutex"), "{err}");
+    assert!(blocks[0].contains("racer_fixture::bank::transfer"), "{err}");
+    assert!(err.ends_with("racer: 0 data race(s) and 1 deadlock(s) reported; exiting with status 66\n"), "{err}");
+}
+
+#[test]
+fn a_deadlock_suppression_hides_the_inversion() {
+    let rules = scratch("deadlock.supp");
+    std::fs::write(&rules, "# transfers always go through the bank's order\ndeadlock:racer_fixture::bank::transfer\n").unwrap();
+    let out = run("inversion", &format!("suppressions={}", rules.display()));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "stderr:\n{err}");
+    assert!(deadlock_reports(&err).is_empty(), "{err}");
+    // A race: rule does not hide a deadlock.
+    std::fs::write(&rules, "race:racer_fixture::bank::transfer\n").unwrap();
+    let out = run("inversion", &format!("suppressions={}", rules.display()));
+    assert_eq!(out.status.code(), Some(66), "stderr:\n{}", stderr(&out));
+}
+
+#[test]
+fn detect_deadlocks_0_turns_the_detection_off() {
+    let out = run("inversion", "detect_deadlocks=0");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "stderr:\n{err}");
+    assert!(deadlock_reports(&err).is_empty(), "{err}");
+    let out = run("inversion", "detect_deadlocks=2");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "racer: RACER_OPTIONS: bad value '2' for 'detect_deadlocks' (expected 0 or 1)\n");
+}
+
+#[test]
+fn a_hang_outside_check_is_reported_and_ends_the_process() {
+    let out = run("hang", "");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(66), "stderr:\n{err}");
+    assert!(!stdout(&out).contains("fixture: done"), "{err}");
+    let hang = deadlock_reports(&err).into_iter().find(|b| b.starts_with("WARNING: racer: deadlock: 2 threads wait for each other's locks in a cycle"));
+    let hang = hang.unwrap_or_else(|| panic!("no hang report: {err}"));
+    assert!(hang.contains("Thread 'x' waits to lock Mutex"), "{hang}");
+    assert!(hang.contains("Thread 'y' waits to lock Mutex"), "{hang}");
+    assert!(hang.contains("held by thread 'y'") && hang.contains("held by thread 'x'"), "{hang}");
+    assert!(err.contains("the program is deadlocked: exiting with status 66 instead of hanging"), "{err}");
+}
+
+#[test]
+fn deadlocks_as_json_lines() {
+    let out = run("inversion", "report=json");
+    let err = stderr(&out);
+    let line = err.lines().find(|l| l.starts_with("{\"deadlock\":")).unwrap_or_else(|| panic!("{err}"));
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    let d = &v["deadlock"];
+    assert_eq!(d["kind"], "lock_order_inversion");
+    let edges = d["edges"].as_array().unwrap();
+    assert_eq!(edges.len(), 2);
+    let names: Vec<&str> = edges.iter().map(|e| e["thread"]["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"alice") && names.contains(&"bob"), "{line}");
+    for e in edges {
+        assert_eq!(e["held"]["object"], "Mutex");
+        assert_eq!(e["held"]["site"]["file"], "tests/fixtures/racy_program.rs");
+        assert_eq!(e["next"]["frames"][0]["function"], "racer_fixture::bank::transfer");
+    }
+}
+
+#[test]
+fn a_hang_in_a_scope_inside_check_ends_the_process_with_the_checks_report() {
+    let out = run("scope_hang", "");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(66), "stderr:\n{err}");
+    assert!(!stdout(&out).contains("check returned"), "{err}");
+    let blocks = deadlock_reports(&err);
+    assert!(blocks.iter().any(|b| b.starts_with("WARNING: racer: lock-order inversion")), "{err}");
+    let hang = blocks.iter().find(|b| b.starts_with("WARNING: racer: deadlock: 2 threads wait")).unwrap_or_else(|| panic!("{err}"));
+    assert!(hang.contains("Thread 'scoped 0' waits to lock Mutex") && hang.contains("Thread 'scoped 1' waits to lock Mutex"), "{hang}");
+    assert!(err.contains("the program is deadlocked: exiting with status 66 instead of hanging"), "{err}");
 }

@@ -28,11 +28,12 @@ extern "C" fn at_process_end() {
         write_stderr(&format!("{}\n", crate::stats::summary_line()));
     }
     let races = crate::sink::races_outside_check();
-    if races == 0 {
+    let deadlocks = crate::sink::deadlocks_outside_check();
+    if races == 0 && deadlocks == 0 {
         return;
     }
     let status = config.options.exitcode;
-    let mut line = format!("racer: {races} data race(s) reported{}", destination(config));
+    let mut line = format!("racer: {}{}", found(races, deadlocks), destination(config));
     if status == 0 {
         line.push_str("; exit status left unchanged (exitcode=0)\n");
         write_stderr(&line);
@@ -43,14 +44,44 @@ extern "C" fn at_process_end() {
     end_process(i32::from(status));
 }
 
+/// "2 data race(s)", or "1 data race(s) and 1 deadlock(s)" once a deadlock was reported.
+fn found(races: usize, deadlocks: usize) -> String {
+    if deadlocks == 0 {
+        format!("{races} data race(s) reported")
+    } else {
+        format!("{races} data race(s) and {deadlocks} deadlock(s) reported")
+    }
+}
+
+/// A hang outside any check was reported (or a check's threads can never return): the process
+/// would never end, so it ends now, with status `exitcode` (66 when that is 0).
+pub fn end_hung_process() -> ! {
+    let config = options::get();
+    if config.options.stats {
+        write_stderr(&format!("{}\n", crate::stats::summary_line()));
+    }
+    let status = match config.options.exitcode {
+        0 => 66,
+        s => s,
+    };
+    let races = crate::sink::races_outside_check();
+    let deadlocks = crate::sink::deadlocks_outside_check();
+    write_stderr(&format!(
+        "racer: {}{}; the program is deadlocked: exiting with status {status} instead of hanging\n",
+        found(races, deadlocks),
+        destination(config)
+    ));
+    end_process(i32::from(status))
+}
+
 /// `halt_on_error=1`: called right after the first report was written; never returns.
-pub fn halt(config: &Config) -> ! {
+pub fn halt(config: &Config, what: &str) -> ! {
     if config.options.stats {
         write_stderr(&format!("{}\n", crate::stats::summary_line()));
     }
     let status = config.options.exitcode;
     write_stderr(&format!(
-        "racer: halt_on_error: stopping at the first data race{}; exiting with status {status}\n",
+        "racer: halt_on_error: stopping at the first {what}{}; exiting with status {status}\n",
         destination(config)
     ));
     end_process(i32::from(status))

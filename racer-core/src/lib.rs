@@ -16,6 +16,8 @@ mod algorithm;
 #[doc(hidden)]
 pub mod cfi_walk;
 mod clock;
+mod deadlock;
+mod deadlock_report;
 mod exit;
 mod fast_hash;
 mod lock;
@@ -48,6 +50,7 @@ pub mod oracle;
 pub mod trace;
 pub mod thread;
 
+pub use deadlock_report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
 pub use shared::Shared;
 pub use sink::check;

@@ -18,8 +18,17 @@ use crate::suppressions::Suppressions;
 pub const VARIABLE: &str = "RACER_OPTIONS";
 
 /// Every key `RACER_OPTIONS` accepts, in the order error messages list them.
-pub const KNOWN_KEYS: [&str; 8] =
-    ["halt_on_error", "exitcode", "report", "log_path", "suppressions", "history", "algorithm", "stats"];
+pub const KNOWN_KEYS: [&str; 9] = [
+    "halt_on_error",
+    "exitcode",
+    "report",
+    "log_path",
+    "suppressions",
+    "history",
+    "algorithm",
+    "stats",
+    "detect_deadlocks",
+];
 
 /// The exit status with which a bad `RACER_OPTIONS` (or a file it names) stops the program.
 pub const BAD_OPTIONS_STATUS: i32 = 2;
@@ -47,6 +56,8 @@ pub struct Options {
     pub history: Option<usize>,
     pub algorithm: Option<u8>,
     pub stats: bool,
+    /// Lock-order inversions, re-locks and hangs are reported (default) or not looked for.
+    pub detect_deadlocks: bool,
 }
 
 impl Default for Options {
@@ -60,6 +71,7 @@ impl Default for Options {
             history: None,
             algorithm: None,
             stats: false,
+            detect_deadlocks: true,
         }
     }
 }
@@ -76,6 +88,7 @@ pub fn parse(text: &str) -> Result<Options, String> {
         match key {
             "halt_on_error" => options.halt_on_error = flag(value).ok_or_else(|| bad("0 or 1"))?,
             "stats" => options.stats = flag(value).ok_or_else(|| bad("0 or 1"))?,
+            "detect_deadlocks" => options.detect_deadlocks = flag(value).ok_or_else(|| bad("0 or 1"))?,
             "exitcode" => options.exitcode = value.parse().map_err(|_| bad("an integer 0..=255"))?,
             "report" => {
                 options.report = match value {
@@ -181,9 +194,10 @@ mod tests {
 
     #[test]
     fn every_key_is_read() {
-        let o = parse("halt_on_error=1, exitcode=7,report=json,log_path=/tmp/r.log,suppressions=s.txt,history=3,algorithm=5,stats=1")
+        let o = parse("halt_on_error=1, exitcode=7,report=json,log_path=/tmp/r.log,suppressions=s.txt,history=3,algorithm=5,stats=1,detect_deadlocks=0")
             .unwrap();
         assert!(o.halt_on_error && o.stats);
+        assert!(!o.detect_deadlocks && Options::default().detect_deadlocks);
         assert_eq!(o.exitcode, 7);
         assert_eq!(o.report, ReportFormat::Json);
         assert_eq!(o.log_path, Some(PathBuf::from("/tmp/r.log")));
@@ -202,7 +216,7 @@ mod tests {
         let e = parse("exitcode=3,foo=1").unwrap_err();
         assert_eq!(
             e,
-            "RACER_OPTIONS: unknown option 'foo' (known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats)"
+            "RACER_OPTIONS: unknown option 'foo' (known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats, detect_deadlocks)"
         );
     }
 
@@ -213,6 +227,7 @@ mod tests {
             ("exitcode=-1", "bad value '-1' for 'exitcode' (expected an integer 0..=255)"),
             ("halt_on_error=yes", "bad value 'yes' for 'halt_on_error' (expected 0 or 1)"),
             ("stats=2", "bad value '2' for 'stats' (expected 0 or 1)"),
+            ("detect_deadlocks=yes", "bad value 'yes' for 'detect_deadlocks' (expected 0 or 1)"),
             ("report=xml", "bad value 'xml' for 'report' (expected text or json)"),
             ("history=0", "bad value '0' for 'history' (expected an integer 1..=256)"),
             ("history=257", "bad value '257' for 'history' (expected an integer 1..=256)"),

@@ -7,6 +7,7 @@ use std::io::Write;
 use crate::lock::Mutex;
 
 use crate::options::{self, ReportFormat};
+use crate::deadlock_report::{deadlock_json, Deadlock};
 use crate::report::{race_json, Race};
 
 /// Held while one report is written (and, with `halt_on_error`, until the process is gone), so
@@ -14,7 +15,7 @@ use crate::report::{race_json, Race};
 /// No user code runs while it is held.
 static WRITING: Mutex<()> = Mutex::new(());
 
-/// Writes one report, whole.
+/// Writes one race report, whole.
 pub fn emit(race: &Race) {
     let config = options::get();
     let text = match config.options.report {
@@ -26,6 +27,26 @@ pub fn emit(race: &Race) {
             line
         }
     };
+    write(config, &text, "data race");
+}
+
+/// Writes one deadlock report, whole (as JSON: one line `{"deadlock": {...}}`).
+pub fn emit_deadlock(d: &Deadlock) {
+    let config = options::get();
+    let text = match config.options.report {
+        ReportFormat::Text => d.to_string(),
+        ReportFormat::Json => {
+            let mut line = String::from("{\"deadlock\":");
+            deadlock_json(d, &mut line);
+            line.push_str("}\n");
+            line
+        }
+    };
+    write(config, &text, "deadlock");
+}
+
+/// Writes one report (of a `what`), whole; stops the process after it with `halt_on_error`.
+fn write(config: &'static options::Config, text: &str, what: &str) {
     let _writing = WRITING.lock();
     match &config.log {
         Some(file) => {
@@ -37,9 +58,9 @@ pub fn emit(race: &Race) {
         }
         // Not through `std::io::stderr()`: its lock may be held by a thread that is about to
         // report a race itself and wait for `WRITING`.
-        None => crate::exit::write_stderr(&text),
+        None => crate::exit::write_stderr(text),
     }
     if config.options.halt_on_error {
-        crate::exit::halt(config);
+        crate::exit::halt(config, what);
     }
 }

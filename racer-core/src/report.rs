@@ -5,6 +5,8 @@
 use std::fmt;
 use std::panic::Location;
 
+use crate::deadlock_report::{deadlock_json, Deadlock};
+
 /// How two conflicting accesses of one cell relate, named after the earlier one's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RaceKind {
@@ -207,7 +209,7 @@ impl Race {
     }
 }
 
-fn write_frames(f: &mut fmt::Formatter<'_>, frames: &[Frame]) -> fmt::Result {
+pub(crate) fn write_frames(f: &mut fmt::Formatter<'_>, frames: &[Frame]) -> fmt::Result {
     if frames.is_empty() {
         return writeln!(f, "    <no frames: build with debug info to see them>");
     }
@@ -217,7 +219,7 @@ fn write_frames(f: &mut fmt::Formatter<'_>, frames: &[Frame]) -> fmt::Result {
     Ok(())
 }
 
-fn capitalised(word: &str) -> String {
+pub(crate) fn capitalised(word: &str) -> String {
     let mut chars = word.chars();
     chars.next().map(|c| c.to_uppercase().collect::<String>() + chars.as_str()).unwrap_or_default()
 }
@@ -273,10 +275,11 @@ impl fmt::Display for Race {
     }
 }
 
-/// The races found by one `racer::check` run, in the order they were found.
+/// The races and deadlocks found by one `racer::check` run, each in the order found.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     pub(crate) races: Vec<Race>,
+    pub(crate) deadlocks: Vec<Deadlock>,
 }
 
 impl Report {
@@ -284,12 +287,19 @@ impl Report {
         &self.races
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.races.is_empty()
+    /// The deadlocks found: lock-order inversions (potential), re-locks and real hangs.
+    pub fn deadlocks(&self) -> &[Deadlock] {
+        &self.deadlocks
     }
 
+    /// True only when neither a race nor a deadlock was found.
+    pub fn is_empty(&self) -> bool {
+        self.races.is_empty() && self.deadlocks.is_empty()
+    }
+
+    /// The number of races and deadlocks found.
     pub fn len(&self) -> usize {
-        self.races.len()
+        self.races.len() + self.deadlocks.len()
     }
 
     /// The report as JSON: `{"races": [...]}`, one object per race, in the order found. The
@@ -315,6 +325,10 @@ impl Report {
     ///
     /// With `RACER_OPTIONS=report=json`, races found outside `check` are written one such race
     /// object per line (JSON Lines).
+    ///
+    /// Deadlocks, when there are any, follow in `"deadlocks": [...]`, one object per deadlock (see `Deadlock`'s
+    /// JSON in the README): `kind` (`lock_order_inversion`, `relock`, `hang`), `edges` and
+    /// `threads`. Outside `check` each is one line `{"deadlock": {...}}`.
     pub fn to_json(&self) -> String {
         let mut out = String::from("{\"races\":[");
         for (i, race) in self.races.iter().enumerate() {
@@ -323,20 +337,39 @@ impl Report {
             }
             race_json(race, &mut out);
         }
-        out.push_str("]}");
+        out.push(']');
+        // Only when there are some: a report without deadlocks reads as it always did.
+        if !self.deadlocks.is_empty() {
+            out.push_str(",\"deadlocks\":[");
+            for (i, d) in self.deadlocks.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                deadlock_json(d, &mut out);
+            }
+            out.push(']');
+        }
+        out.push('}');
         out
     }
 }
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.races.is_empty() {
+        if self.races.is_empty() && self.deadlocks.is_empty() {
             return writeln!(f, "racer: no data races found");
         }
         for race in &self.races {
             write!(f, "{race}")?;
         }
-        writeln!(f, "racer: {} data race(s) found", self.races.len())
+        for deadlock in &self.deadlocks {
+            write!(f, "{deadlock}")?;
+        }
+        if self.deadlocks.is_empty() {
+            writeln!(f, "racer: {} data race(s) found", self.races.len())
+        } else {
+            writeln!(f, "racer: {} data race(s) and {} deadlock(s) found", self.races.len(), self.deadlocks.len())
+        }
     }
 }
 
@@ -351,6 +384,10 @@ pub(crate) fn race_json(race: &Race, out: &mut String) {
     out.push_str(",\"previous\":");
     access_json(&race.previous, out);
     out.push('}');
+}
+
+pub(crate) fn location_json(l: &Location<'_>, out: &mut String) {
+    out.push_str(&format!("{{\"file\":{},\"line\":{},\"column\":{}}}", json_string(l.file()), l.line(), l.column()));
 }
 
 fn access_json(a: &Access, out: &mut String) {
@@ -374,7 +411,7 @@ fn access_json(a: &Access, out: &mut String) {
     out.push('}');
 }
 
-fn frames_json(frames: &[Frame], out: &mut String) {
+pub(crate) fn frames_json(frames: &[Frame], out: &mut String) {
     out.push('[');
     for (i, fr) in frames.iter().enumerate() {
         if i > 0 {
@@ -390,7 +427,7 @@ fn frames_json(frames: &[Frame], out: &mut String) {
     out.push(']');
 }
 
-fn json_string(s: &str) -> String {
+pub(crate) fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -4,12 +4,13 @@
 
 use std::collections::HashSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use std::sync::LazyLock as Lazy;
 use crate::lock::Mutex;
 
+use crate::deadlock_report::Deadlock;
 use crate::report::{Access, AccessKind, Race, RaceKind, Report};
 use crate::shadow::Record;
 use crate::stack;
@@ -18,36 +19,131 @@ use crate::thread_state::{with_current, ThreadState};
 type SitePair = (&'static str, u32, u32, &'static str, u32, u32);
 
 /// The destination of one `racer::check`, inherited by every thread spawned under it.
-#[derive(Default)]
 pub struct Sink {
+    /// Names the check's group of threads for deadlock detection; never reused.
+    id: u64,
     races: Mutex<Vec<Race>>,
+    deadlocks: Mutex<Vec<Deadlock>>,
     seen: Mutex<HashSet<SitePair>>,
     /// Set when `check` returned: a late report from a thread that outlived it goes to
     /// standard error instead of being lost.
     closed: AtomicBool,
+    /// Set when a deadlock that can never resolve was reported into it: its threads waiting in
+    /// interruptible waits unwind, and `check` returns the report instead of their panics.
+    deadlocked: AtomicBool,
+}
+
+static NEXT_SINK: AtomicU64 = AtomicU64::new(1);
+
+impl Sink {
+    fn new() -> Sink {
+        Sink {
+            id: NEXT_SINK.fetch_add(1, Ordering::Relaxed),
+            races: Mutex::new(Vec::new()),
+            deadlocks: Mutex::new(Vec::new()),
+            seen: Mutex::new(HashSet::new()),
+            closed: AtomicBool::new(false),
+            deadlocked: AtomicBool::new(false),
+        }
+    }
+
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    pub fn is_deadlocked(&self) -> bool {
+        self.deadlocked.load(Ordering::Acquire)
+    }
 }
 
 static STDERR_SEEN: Lazy<Mutex<HashSet<SitePair>>> = Lazy::new(Default::default);
 static STDERR_RACES: AtomicUsize = AtomicUsize::new(0);
+static STDERR_DEADLOCKS: AtomicUsize = AtomicUsize::new(0);
 
 /// Races reported outside any `check` so far.
 pub fn races_outside_check() -> usize {
     STDERR_RACES.load(Ordering::Relaxed)
 }
 
-/// Runs `f` on the calling thread, collecting every race found meanwhile in this thread and the
-/// threads it spawns (transitively) into the returned report.
+/// Deadlocks reported outside any `check` so far.
+pub fn deadlocks_outside_check() -> usize {
+    STDERR_DEADLOCKS.load(Ordering::Relaxed)
+}
+
+/// Runs `f` on the calling thread, collecting every race and deadlock found meanwhile in this
+/// thread and the threads it spawns (transitively) into the returned report. When a deadlock
+/// that cannot resolve ends the check, the panics it unwinds the check's threads with are not
+/// resumed: the report is returned.
 pub fn check<F: FnOnce()>(f: F) -> Report {
-    let sink = Arc::new(Sink::default());
-    let outer = with_current(|t| t.sink.replace(sink.clone())).flatten();
+    let sink = Arc::new(Sink::new());
+    let outer = with_current(|t| {
+        crate::deadlock::leave_group(&t.sink);
+        let outer = t.sink.replace(sink.clone());
+        crate::deadlock::join_group(&t.sink);
+        outer
+    })
+    .flatten();
     let result = catch_unwind(AssertUnwindSafe(f));
-    with_current(|t| t.sink = outer);
+    with_current(|t| {
+        crate::deadlock::leave_group(&t.sink);
+        t.sink = outer;
+        crate::deadlock::join_group(&t.sink);
+    });
     sink.closed.store(true, Ordering::Release);
     let races = std::mem::take(&mut *sink.races.lock());
+    let deadlocks = std::mem::take(&mut *sink.deadlocks.lock());
     match result {
-        Ok(()) => Report { races },
+        Ok(()) => Report { races, deadlocks },
+        Err(_) if sink.is_deadlocked() => Report { races, deadlocks },
         Err(panic) => resume_unwind(panic),
     }
+}
+
+/// Called for each deadlock found. `ends`: it can never resolve, so the check it belongs to is
+/// ended (its sink marked deadlocked), or outside a check the process (after the report).
+/// Returns whether it was reported (not suppressed).
+pub fn deadlock_found(d: Deadlock, sink: Option<&Arc<Sink>>, ends: bool) -> bool {
+    if crate::options::get().suppressions.suppresses_deadlock(&d) {
+        return false;
+    }
+    match sink.filter(|s| !s.is_closed()) {
+        Some(s) => {
+            s.deadlocks.lock().push(d);
+            if ends {
+                s.deadlocked.store(true, Ordering::Release);
+            }
+        }
+        None => {
+            STDERR_DEADLOCKS.fetch_add(1, Ordering::Relaxed);
+            crate::output::emit_deadlock(&d);
+            if ends {
+                crate::exit::end_hung_process();
+            }
+        }
+    }
+    true
+}
+
+/// A check whose threads are all blocked where none can be unwound, after its deadlock was
+/// reported: it can never return, so its report goes to standard error and the process ends.
+pub fn end_hung_check(sink: Option<&Arc<Sink>>) {
+    if let Some(s) = sink {
+        let races = std::mem::take(&mut *s.races.lock());
+        let deadlocks = std::mem::take(&mut *s.deadlocks.lock());
+        STDERR_RACES.fetch_add(races.len(), Ordering::Relaxed);
+        STDERR_DEADLOCKS.fetch_add(deadlocks.len(), Ordering::Relaxed);
+        for race in &races {
+            crate::output::emit(race);
+        }
+        for d in &deadlocks {
+            crate::output::emit_deadlock(d);
+        }
+    }
+    crate::exit::end_hung_process();
 }
 
 /// Unordered, so the same two lines racing in either order count as one pair.

@@ -7,12 +7,16 @@
 //! file. A pattern matches text that contains it; `*` stands for any run of characters, a
 //! leading `^` anchors it at the start and a trailing `$` at the end (as ThreadSanitizer's).
 //! Example: `race:my_crate::cache::` suppresses every race with a frame in that module.
+//! `deadlock:<pattern>` does the same for deadlock reports: one is suppressed when the pattern
+//! matches a frame or a site of any of its lock acquisitions or blocked threads.
 
 use std::panic::Location;
 use std::path::Path;
 
 use crate::sharded_map::ShardedMap;
 
+use crate::deadlock_report::{Deadlock, LockUse};
+use crate::report::Frame;
 use crate::shadow::Record;
 use crate::stack::{self, StackId};
 
@@ -74,6 +78,8 @@ impl Rule {
 #[derive(Default)]
 pub struct Suppressions {
     rules: RuleSet,
+    /// The `deadlock:` rules.
+    deadlock_rules: RuleSet,
     decided: ShardedMap<StackId, bool>,
 }
 
@@ -128,9 +134,17 @@ impl RuleSet {
     }
 }
 
-/// Parses the text of a suppressions file named `file`. The error names `file:line`.
+#[cfg(test)]
+/// Parses the text of a suppressions file named `file` into its `race:` rules. The error names
+/// `file:line`.
 pub fn parse(text: &str, file: &str) -> Result<Vec<Rule>, String> {
+    parse_all(text, file).map(|(races, _)| races)
+}
+
+/// Parses a suppressions file into its `race:` and its `deadlock:` rules.
+pub fn parse_all(text: &str, file: &str) -> Result<(Vec<Rule>, Vec<Rule>), String> {
     let mut rules = Vec::new();
+    let mut deadlock_rules = Vec::new();
     // A byte order mark, as some editors save UTF-8, is not part of the first line.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
@@ -139,15 +153,29 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<Rule>, String> {
             continue;
         }
         let at = || format!("suppressions {file}:{}", i + 1);
-        let Some(pattern) = line.strip_prefix("race:").map(str::trim) else {
-            return Err(format!("{}: expected 'race:<pattern>' (or a '#' comment or a blank line), found '{}'", at(), line.escape_debug()));
+        let (pattern, deadlock) = match (line.strip_prefix("race:"), line.strip_prefix("deadlock:")) {
+            (Some(pattern), _) => (pattern.trim(), false),
+            (None, Some(pattern)) => (pattern.trim(), true),
+            (None, None) => {
+                return Err(format!(
+                    "{}: expected 'race:<pattern>' or 'deadlock:<pattern>' (or a '#' comment or a blank line), found '{}'",
+                    at(),
+                    line.escape_debug()
+                ))
+            }
         };
-        match Rule::new(pattern) {
-            Some(rule) => rules.push(rule),
-            None => return Err(format!("{}: expected 'race:<pattern>', found '{line}': the pattern is empty (race:* suppresses every race)", at())),
+        match (Rule::new(pattern), deadlock) {
+            (Some(rule), false) => rules.push(rule),
+            (Some(rule), true) => deadlock_rules.push(rule),
+            (None, _) => {
+                return Err(format!(
+                    "{}: expected 'race:<pattern>' or 'deadlock:<pattern>', found '{line}': the pattern is empty (race:* suppresses every race)",
+                    at()
+                ))
+            }
         }
     }
-    Ok(rules)
+    Ok((rules, deadlock_rules))
 }
 
 impl Suppressions {
@@ -156,7 +184,24 @@ impl Suppressions {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read suppressions '{shown}': {e}", crate::options::VARIABLE))?;
-        Ok(Suppressions { rules: RuleSet::new(parse(&text, &shown)?), decided: ShardedMap::new() })
+        let (rules, deadlock_rules) = parse_all(&text, &shown)?;
+        Ok(Suppressions { rules: RuleSet::new(rules), deadlock_rules: RuleSet::new(deadlock_rules), decided: ShardedMap::new() })
+    }
+
+    /// Whether a deadlock is suppressed: a `deadlock:` rule matches the function or file of a
+    /// frame of one of its stacks, or one of its sites.
+    pub fn suppresses_deadlock(&self, d: &Deadlock) -> bool {
+        if self.deadlock_rules.is_empty() {
+            return false;
+        }
+        let rules = &self.deadlock_rules;
+        let frame_hit = |frames: &[Frame]| {
+            frames.iter().any(|frame| rules.any_matches(&frame.function) || frame.file.as_deref().is_some_and(|f| rules.any_matches(f)))
+        };
+        let site_hit = |site: &Location<'_>| rules.any_matches(site.file());
+        let use_hit = |u: &LockUse| frame_hit(&u.frames) || site_hit(u.location);
+        d.edges.iter().any(|e| use_hit(&e.held) || use_hit(&e.next))
+            || d.threads.iter().any(|t| frame_hit(&t.frames) || site_hit(t.location))
     }
 
     /// Whether a race between these two accesses is suppressed. Resolves each stack at most
@@ -236,11 +281,18 @@ mod tests {
     }
 
     #[test]
+    fn deadlock_rules_are_kept_apart() {
+        let (races, deadlocks) = parse_all("race:a::\ndeadlock:  b::lock_both \n", "s").unwrap();
+        assert_eq!(races, vec![rule("a::")]);
+        assert_eq!(deadlocks, vec![rule("b::lock_both")]);
+    }
+
+    #[test]
     fn a_malformed_line_is_named_with_file_and_line() {
         let e = parse("# ok\nrace:fine\nthread:foo\n", "supp.txt").unwrap_err();
         assert_eq!(
             e,
-            "suppressions supp.txt:3: expected 'race:<pattern>' (or a '#' comment or a blank line), found 'thread:foo'"
+            "suppressions supp.txt:3: expected 'race:<pattern>' or 'deadlock:<pattern>' (or a '#' comment or a blank line), found 'thread:foo'"
         );
         let e = parse("race:\n", "s").unwrap_err();
         assert!(e.starts_with("suppressions s:1: expected 'race:<pattern>'") && e.contains("the pattern is empty"), "{e}");

@@ -16,7 +16,8 @@ pub use std::thread::{available_parallelism, panicking, sleep, yield_now, Result
 
 use crate::stack;
 use crate::sync_clock::{SyncClock, SyncEvent};
-use crate::thread_state::{with_current, ChildSeed};
+use crate::deadlock::Done;
+use crate::thread_state::{with_current, ChildSeed, ThreadInfo};
 
 /// A handle to a thread, as `std::thread::Thread`; `unpark` is a post the matching `park` waits on.
 #[derive(Clone, Debug)]
@@ -73,12 +74,38 @@ pub fn park_timeout(dur: Duration) {
     after_park(site);
 }
 
+/// What a join handle keeps of its thread: the clock the thread posts to when it exits, the
+/// signal that it has (for a join that waits, published for deadlock detection), and who it is.
+#[derive(Clone)]
+struct Ending {
+    exit: Arc<SyncClock>,
+    done: Arc<Done>,
+    who: Option<Arc<ThreadInfo>>,
+}
+
+impl std::fmt::Debug for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ending").finish_non_exhaustive()
+    }
+}
+
+impl Ending {
+    /// The wait of a join: for the thread's end (published while it lasts), then std's join.
+    fn join<T>(&self, site: &'static Location<'static>, join: impl FnOnce() -> T) -> T {
+        self.done.wait(self.who.clone(), site);
+        let result = join();
+        self.exit.wait(join_event(site));
+        result
+    }
+}
+
 /// The parent side of a spawn: the child's seed (`None` only while the parent's own detector
-/// state is being torn down) and the clock the child posts to when it exits.
-fn fork(name: Option<String>, site: &'static Location<'static>) -> (Option<ChildSeed>, Arc<SyncClock>) {
+/// state is being torn down) and what the child's join handle needs.
+fn fork(name: Option<String>, site: &'static Location<'static>) -> (Option<ChildSeed>, Ending) {
     let spawned_at = stack::capture();
     let seed = with_current(|t| t.fork(name, spawned_at, site)).flatten();
-    (seed, Arc::new(SyncClock::new()))
+    let who = seed.as_ref().map(ChildSeed::info);
+    (seed, Ending { exit: Arc::new(SyncClock::new()), done: Arc::default(), who })
 }
 
 /// How a racer thread's end is posted to those who wait for it.
@@ -92,9 +119,16 @@ enum ExitPost {
     AtClosureEnd([Arc<SyncClock>; 2]),
 }
 
-/// The child side: installs the seed, runs `f`, and posts the exit (also when `f` panics).
-fn run_child<T>(seed: Option<ChildSeed>, exit: ExitPost, site: &'static Location<'static>, f: impl FnOnce() -> T) -> T {
-    struct Exit(Option<ExitPost>, &'static Location<'static>);
+/// The child side: installs the seed, runs `f`, and posts the exit (also when `f` panics),
+/// then signals `done`.
+fn run_child<T>(
+    seed: Option<ChildSeed>,
+    exit: ExitPost,
+    done: Arc<Done>,
+    site: &'static Location<'static>,
+    f: impl FnOnce() -> T,
+) -> T {
+    struct Exit(Option<ExitPost>, &'static Location<'static>, Arc<Done>);
     impl Drop for Exit {
         fn drop(&mut self) {
             let event = SyncEvent { op: "exiting", object: "thread spawned", created: None, at: self.1 };
@@ -111,12 +145,13 @@ fn run_child<T>(seed: Option<ChildSeed>, exit: ExitPost, site: &'static Location
             });
             PARK_CLOCKS.remove(&std::thread::current().id());
             crate::stack::clear_walk_ceiling();
+            self.2.set();
         }
     }
     if let Some(seed) = seed {
         seed.install();
     }
-    let _exit = Exit(Some(exit), site);
+    let _exit = Exit(Some(exit), site, done);
     // Stack walks of this thread end here (see `stack::set_walk_ceiling`).
     let ceiling = 0u8;
     crate::stack::set_walk_ceiling(std::hint::black_box(&ceiling) as *const u8 as usize);
@@ -177,11 +212,12 @@ impl Builder {
         T: Send + 'static,
     {
         let site = Location::caller();
-        let (seed, exit) = fork(self.name.clone(), site);
-        let child_exit = exit.clone();
-        let inner = self.std_builder().spawn(move || run_child(seed, ExitPost::AtThreadEnd(child_exit), site, f))?;
+        let (seed, ending) = fork(self.name.clone(), site);
+        let (child_exit, done) = (ending.exit.clone(), ending.done.clone());
+        let inner =
+            self.std_builder().spawn(move || run_child(seed, ExitPost::AtThreadEnd(child_exit), done, site, f))?;
         let thread = Thread { inner: inner.thread().clone() };
-        Ok(JoinHandle { inner, exit, thread })
+        Ok(JoinHandle { inner, ending, thread })
     }
 
     #[track_caller]
@@ -191,11 +227,14 @@ impl Builder {
         T: Send + 'scope,
     {
         let site = Location::caller();
-        let (seed, exit) = fork(self.name.clone(), site);
-        let exits = ExitPost::AtClosureEnd([exit.clone(), scope.ends()]);
-        let inner = self.std_builder().spawn_scoped(&scope.inner, move || run_child(seed, exits, site, f))?;
+        let (seed, ending) = fork(self.name.clone(), site);
+        let ends = scope.ends();
+        ends.threads.lock().push(ending.clone());
+        let exits = ExitPost::AtClosureEnd([ending.exit.clone(), ends.exits.clone()]);
+        let done = ending.done.clone();
+        let inner = self.std_builder().spawn_scoped(&scope.inner, move || run_child(seed, exits, done, site, f))?;
         let thread = Thread { inner: inner.thread().clone() };
-        Ok(ScopedJoinHandle { inner, exit, thread })
+        Ok(ScopedJoinHandle { inner, ending, thread })
     }
 }
 
@@ -203,7 +242,7 @@ impl Builder {
 #[derive(Debug)]
 pub struct JoinHandle<T> {
     inner: std::thread::JoinHandle<T>,
-    exit: Arc<SyncClock>,
+    ending: Ending,
     thread: Thread,
 }
 
@@ -211,9 +250,8 @@ impl<T> JoinHandle<T> {
     #[track_caller]
     pub fn join(self) -> Result<T> {
         let site = Location::caller();
-        let result = self.inner.join();
-        self.exit.wait(join_event(site));
-        result
+        let inner = self.inner;
+        self.ending.join(site, || inner.join())
     }
 
     pub fn thread(&self) -> &Thread {
@@ -234,10 +272,19 @@ pub struct Scope<'scope, 'env: 'scope> {
     inner: std::thread::Scope<'scope, 'env>,
 }
 
-static SCOPE_ENDS: Lazy<ShardedMap<usize, Arc<SyncClock>>> = Lazy::new(ShardedMap::new);
+static SCOPE_ENDS: Lazy<ShardedMap<usize, Arc<ScopeEnds>>> = Lazy::new(ShardedMap::new);
+
+/// What the end of a scope waits for: the clock its threads post their exits to, and the end
+/// of each of them (waited for before std's own wait, so that the wait is published for
+/// deadlock detection).
+#[derive(Default)]
+struct ScopeEnds {
+    exits: Arc<SyncClock>,
+    threads: crate::lock::Mutex<Vec<Ending>>,
+}
 
 impl<'scope, 'env> Scope<'scope, 'env> {
-    fn ends(&self) -> Arc<SyncClock> {
+    fn ends(&self) -> Arc<ScopeEnds> {
         let key = &self.inner as *const _ as usize;
         SCOPE_ENDS.get(&key).expect("racer: a Scope outlived its racer::thread::scope call")
     }
@@ -270,23 +317,30 @@ where
     /// the wait on their exits belongs on both paths.
     struct EndOfScope {
         key: std::cell::Cell<usize>,
-        ends: Arc<SyncClock>,
+        ends: Arc<ScopeEnds>,
         site: &'static Location<'static>,
     }
     impl Drop for EndOfScope {
         fn drop(&mut self) {
             SCOPE_ENDS.remove(&self.key.get());
-            self.ends.wait(SyncEvent { op: "ending", object: "a thread scope", created: None, at: self.site });
+            self.ends.exits.wait(SyncEvent { op: "ending", object: "a thread scope", created: None, at: self.site });
         }
     }
-    let end = EndOfScope { key: std::cell::Cell::new(0), ends: Arc::new(SyncClock::new()), site: Location::caller() };
+    let end = EndOfScope { key: std::cell::Cell::new(0), ends: Arc::default(), site: Location::caller() };
     std::thread::scope(|s| {
         let key = s as *const std::thread::Scope<'_, 'env> as usize;
         SCOPE_ENDS.insert(key, end.ends.clone());
         end.key.set(key);
         // SAFETY: `Scope` is `repr(transparent)` over `std::thread::Scope`.
         let ours: &Scope<'_, 'env> = unsafe { &*(s as *const std::thread::Scope<'_, 'env> as *const Scope<'_, 'env>) };
-        f(ours)
+        let result = f(ours);
+        // std's scope now waits for every thread it spawned; wait for them first, published (as
+        // a wait that cannot be unwound: std would wait for them all the same).
+        let threads = std::mem::take(&mut *end.ends.threads.lock());
+        for t in threads {
+            t.done.wait_at_scope_end(t.who.clone(), end.site);
+        }
+        result
     })
 }
 
@@ -294,7 +348,7 @@ where
 #[derive(Debug)]
 pub struct ScopedJoinHandle<'scope, T> {
     inner: std::thread::ScopedJoinHandle<'scope, T>,
-    exit: Arc<SyncClock>,
+    ending: Ending,
     thread: Thread,
 }
 
@@ -302,9 +356,8 @@ impl<T> ScopedJoinHandle<'_, T> {
     #[track_caller]
     pub fn join(self) -> Result<T> {
         let site = Location::caller();
-        let result = self.inner.join();
-        self.exit.wait(join_event(site));
-        result
+        let inner = self.inner;
+        self.ending.join(site, || inner.join())
     }
 
     pub fn thread(&self) -> &Thread {

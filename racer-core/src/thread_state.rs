@@ -206,6 +206,7 @@ impl ThreadState {
             exit_post: None,
         };
         state.publish_segment();
+        crate::deadlock::join_group(&None);
         Some(state)
     }
 
@@ -255,6 +256,9 @@ impl ThreadState {
         self.note_sync(SyncEvent { op: "spawning", object: "a thread", created: None, at: site });
         self.tick();
         let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
+        // The child counts in its check's group from now, so a join of it that blocks before it
+        // runs is not taken for the last thread blocking.
+        crate::deadlock::join_group(&self.sink);
         Some(ChildSeed { slot, clock, info, sink: self.sink.clone(), spawn_event })
     }
 
@@ -273,6 +277,11 @@ impl ThreadState {
 }
 
 impl ChildSeed {
+    /// Who the new thread is.
+    pub fn info(&self) -> Arc<ThreadInfo> {
+        self.info.clone()
+    }
+
     /// The child side of a spawn: installs the state on the calling (new) thread.
     pub fn install(self) {
         let state = ThreadState {
@@ -325,6 +334,7 @@ impl Drop for ThreadState {
             self.exit_epoch = Some(self.clock.get(self.slot));
             ENDED_UNSPAWNED.lock().join(&self.clock);
         }
+        crate::deadlock::leave_group(&self.sink);
         release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
     }
 }

@@ -12,6 +12,11 @@ mod disabled;
 #[path = "../../racer-core/src/report.rs"]
 mod report;
 #[cfg(not(feature = "race-detect"))]
+#[path = "../../racer-core/src/deadlock_report.rs"]
+mod deadlock_report;
+#[cfg(not(feature = "race-detect"))]
+pub use deadlock_report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
+#[cfg(not(feature = "race-detect"))]
 pub use disabled::{check, sync, thread, Shared, ENABLED};
 #[cfg(not(feature = "race-detect"))]
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
@@ -24,5 +29,6 @@ mod platform;
 #[cfg(feature = "race-detect")]
 pub use racer_core::{
     check, oracle, select_algorithm, slow_accesses_on_this_thread, stats, sync, thread, trace, Access, AccessKind,
-    AlgorithmStats, Frame, Race, RaceKind, Report, Shared, Stats, ENABLED,
+    AlgorithmStats, BlockedThread, Deadlock, DeadlockKind, Frame, LockEdge, LockMode, LockUse, Race, RaceKind, Report,
+    Shared, Stats, ENABLED,
 };

@@ -79,7 +79,10 @@ impl Barrier {
             }
             number
         };
-        let result = self.inner.wait();
+        let result = {
+            let _waiting = crate::deadlock::wait(crate::deadlock::Wait::Barrier(self.created), at);
+            self.inner.wait()
+        };
         let mut g = self.generations.lock();
         if let Some(i) = g.full.iter().position(|f| f.number == number) {
             with_current(|t| {

@@ -4,7 +4,11 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use std::panic::Location;
+use std::sync::PoisonError;
+
 use super::mutex::{map_lock_result, LockResult, MutexGuard};
+use crate::deadlock::{self, Wait};
 
 /// Whether a timed wait returned because its time ran out, as `std::sync::WaitTimeoutResult`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,11 +31,30 @@ impl Condvar {
         Condvar { inner: std::sync::Condvar::new() }
     }
 
+    /// Waits for a notification, as std's. The wait is published for deadlock detection; it is
+    /// made of timed waits of std's, so that a wait its check has ended can unwind; returning
+    /// after one of them timed out would be a spurious wake-up, which std allows, so it does not.
+    #[track_caller]
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
-        let (lock, inner, at) = guard.release();
-        map_lock_result(self.inner.wait(inner), |g| lock.acquired(g, at))
+        let site = Location::caller();
+        let (lock, mut inner, at) = guard.release();
+        let waiting = deadlock::wait(Wait::Condvar, site);
+        loop {
+            match self.inner.wait_timeout(inner, deadlock::TICK) {
+                Ok((g, r)) if r.timed_out() => inner = g,
+                Err(poisoned) if poisoned.get_ref().1.timed_out() => inner = poisoned.into_inner().0,
+                Ok((g, _)) => return Ok(lock.acquired(g, at, true)),
+                Err(poisoned) => return Err(PoisonError::new(lock.acquired(poisoned.into_inner().0, at, true))),
+            }
+            if waiting.ended() {
+                // Unwind with the guard re-made, so the lock is given back on the way out.
+                let _guard = lock.acquired(inner, at, true);
+                std::panic::resume_unwind(Box::new(deadlock::DeadlockAbort));
+            }
+        }
     }
 
+    #[track_caller]
     pub fn wait_while<'a, T, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
     where
         F: FnMut(&mut T) -> bool,
@@ -45,7 +68,7 @@ impl Condvar {
 
     pub fn wait_timeout<'a, T>(&self, guard: MutexGuard<'a, T>, dur: Duration) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
         let (lock, inner, at) = guard.release();
-        map_lock_result(self.inner.wait_timeout(inner, dur), |(g, r)| (lock.acquired(g, at), WaitTimeoutResult(r.timed_out())))
+        map_lock_result(self.inner.wait_timeout(inner, dur), |(g, r)| (lock.acquired(g, at, true), WaitTimeoutResult(r.timed_out())))
     }
 
     pub fn wait_timeout_while<'a, T, F>(

@@ -268,7 +268,23 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn recv(&self) -> Result<T, RecvError> {
         let at = Location::caller();
-        match self.inner.recv() {
+        let received = match self.inner.try_recv() {
+            Ok(m) => Ok(m),
+            Err(TryRecvError::Disconnected) => Err(RecvError),
+            // The channel is empty: the wait is published for deadlock detection, and made of
+            // timed waits so that a wait its check has ended can unwind.
+            Err(TryRecvError::Empty) => {
+                let waiting = crate::deadlock::wait(crate::deadlock::Wait::Recv(self.ends.created), at);
+                loop {
+                    match self.inner.recv_timeout(crate::deadlock::TICK) {
+                        Ok(m) => break Ok(m),
+                        Err(RecvTimeoutError::Disconnected) => break Err(RecvError),
+                        Err(RecvTimeoutError::Timeout) => waiting.poll(),
+                    }
+                }
+            }
+        };
+        match received {
             Ok(m) => Ok(self.ends.unwrap(m, at)),
             Err(RecvError) => {
                 self.ends.saw_senders_gone(at);

@@ -5,6 +5,8 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 
+use crate::deadlock::{self, Acq, LockMeta};
+use crate::deadlock_report::LockMode;
 use crate::sync_clock::{HeldClock, SyncEvent};
 
 pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
@@ -14,6 +16,8 @@ pub struct Mutex<T: ?Sized> {
     /// Reached only by the thread holding `inner`.
     clock: HeldClock,
     created: &'static Location<'static>,
+    /// The lock's identity for deadlock detection; its drop forgets the lock's edges.
+    meta: LockMeta,
     inner: std::sync::Mutex<T>,
 }
 
@@ -22,6 +26,35 @@ pub(crate) fn map_lock_result<G, H>(r: LockResult<G>, f: impl FnOnce(G) -> H) ->
     match r {
         Ok(g) => Ok(f(g)),
         Err(poisoned) => Err(PoisonError::new(f(poisoned.into_inner()))),
+    }
+}
+
+/// The blocking acquisition after a failed `try_lock`: deadlock bookkeeping (edges from the
+/// locks held, a re-lock), a few more tries, then the wait, published while it lasts.
+pub(crate) fn lock_contended<G>(
+    acq: Acq,
+    try_once: impl Fn() -> TryLockResult<G>,
+    block: impl FnOnce() -> LockResult<G>,
+) -> LockResult<G> {
+    deadlock::contended(acq);
+    for _ in 0..deadlock::SPINS {
+        std::hint::spin_loop();
+        match try_once() {
+            Ok(g) => return Ok(g),
+            Err(TryLockError::Poisoned(p)) => return Err(p),
+            Err(TryLockError::WouldBlock) => {}
+        }
+    }
+    let _waiting = deadlock::blocking_lock(acq);
+    block()
+}
+
+/// A `try_lock` result as a `lock` result, or `None` when it would block.
+pub(crate) fn acquired_now<G>(r: TryLockResult<G>) -> Option<LockResult<G>> {
+    match r {
+        Ok(g) => Some(Ok(g)),
+        Err(TryLockError::Poisoned(p)) => Some(Err(p)),
+        Err(TryLockError::WouldBlock) => None,
     }
 }
 
@@ -37,7 +70,7 @@ pub(crate) fn map_try_lock_result<G, H>(r: TryLockResult<G>, f: impl FnOnce(G) -
 impl<T> Mutex<T> {
     #[track_caller]
     pub const fn new(t: T) -> Mutex<T> {
-        Mutex { clock: HeldClock::new(), created: Location::caller(), inner: std::sync::Mutex::new(t) }
+        Mutex { clock: HeldClock::new(), created: Location::caller(), meta: LockMeta::new(), inner: std::sync::Mutex::new(t) }
     }
 
     pub fn into_inner(self) -> LockResult<T> {
@@ -50,23 +83,44 @@ impl<T: ?Sized> Mutex<T> {
         SyncEvent { op, object: "Mutex", created: Some(self.created), at }
     }
 
-    /// Makes a guard out of a std guard just acquired: the wait.
-    pub(crate) fn acquired<'a>(&'a self, inner: std::sync::MutexGuard<'a, T>, at: &'static Location<'static>) -> MutexGuard<'a, T> {
+    #[inline]
+    pub(crate) fn acq(&self, at: &'static Location<'static>) -> Acq {
+        Acq::new(&self.meta, LockMode::Exclusive, "Mutex", self.created, at)
+    }
+
+    /// Makes a guard out of a std guard just acquired: the wait. `blocking`: taken by `lock`
+    /// (or a condvar's relock), so the locks held get a lock-order edge to it.
+    pub(crate) fn acquired<'a>(
+        &'a self,
+        inner: std::sync::MutexGuard<'a, T>,
+        at: &'static Location<'static>,
+        blocking: bool,
+    ) -> MutexGuard<'a, T> {
         // SAFETY: `inner` is the lock's std guard: this thread holds the lock.
         unsafe { self.clock.wait(self.event("locking", at)) };
+        deadlock::acquired(self.acq(at), blocking);
         MutexGuard { lock: self, inner: Some(inner), locked_at: at }
+    }
+
+    /// The lock's std guard has been given up (the guard dropped, or a condvar wait).
+    pub(crate) fn released(&self) {
+        deadlock::released(self.meta.id());
     }
 
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         let at = Location::caller();
-        map_lock_result(self.inner.lock(), |g| self.acquired(g, at))
+        let r = match acquired_now(self.inner.try_lock()) {
+            Some(r) => r,
+            None => lock_contended(self.acq(at), || self.inner.try_lock(), || self.inner.lock()),
+        };
+        map_lock_result(r, |g| self.acquired(g, at, true))
     }
 
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         let at = Location::caller();
-        map_try_lock_result(self.inner.try_lock(), |g| self.acquired(g, at))
+        map_try_lock_result(self.inner.try_lock(), |g| self.acquired(g, at, false))
     }
 
     pub fn is_poisoned(&self) -> bool {
@@ -118,6 +172,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
         let inner = self.inner.take().expect("guard already released");
         // SAFETY: `inner` still holds the lock.
         unsafe { self.lock.clock.post(self.lock.event("unlocking", self.locked_at)) };
+        self.lock.released();
         (self.lock, inner, self.locked_at)
     }
 }
@@ -140,6 +195,7 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
         if let Some(inner) = self.inner.take() {
             // SAFETY: `inner` still holds the lock.
             unsafe { self.lock.clock.post(self.lock.event("unlocking", self.locked_at)) };
+            self.lock.released();
             drop(inner);
         }
     }

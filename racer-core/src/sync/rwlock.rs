@@ -10,7 +10,9 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 
-use super::mutex::{map_lock_result, map_try_lock_result};
+use super::mutex::{acquired_now, lock_contended, map_lock_result, map_try_lock_result};
+use crate::deadlock::{self, Acq, LockMeta};
+use crate::deadlock_report::LockMode;
 use crate::sync_clock::{SyncClock, SyncEvent};
 
 use std::sync::{LockResult, TryLockResult};
@@ -23,6 +25,8 @@ pub struct RwLock<T: ?Sized> {
     written: SyncClock,
     read: SyncClock,
     created: &'static Location<'static>,
+    /// The lock's identity for deadlock detection; its drop forgets the lock's edges.
+    meta: LockMeta,
     inner: std::sync::RwLock<T>,
 }
 
@@ -32,7 +36,7 @@ impl<T: ?Sized> RefUnwindSafe for RwLock<T> {}
 impl<T> RwLock<T> {
     #[track_caller]
     pub const fn new(t: T) -> RwLock<T> {
-        RwLock { written: SyncClock::new(), read: SyncClock::new(), created: Location::caller(), inner: std::sync::RwLock::new(t) }
+        RwLock { written: SyncClock::new(), read: SyncClock::new(), created: Location::caller(), meta: LockMeta::new(), inner: std::sync::RwLock::new(t) }
     }
 
     pub fn into_inner(self) -> LockResult<T> {
@@ -45,40 +49,65 @@ impl<T: ?Sized> RwLock<T> {
         SyncEvent { op, object: "RwLock", created: Some(self.created), at }
     }
 
-    fn read_locked<'a>(&'a self, inner: std::sync::RwLockReadGuard<'a, T>, at: &'static Location<'static>) -> RwLockReadGuard<'a, T> {
+    #[inline]
+    fn acq(&self, mode: LockMode, at: &'static Location<'static>) -> Acq {
+        Acq::new(&self.meta, mode, "RwLock", self.created, at)
+    }
+
+    fn read_locked<'a>(
+        &'a self,
+        inner: std::sync::RwLockReadGuard<'a, T>,
+        at: &'static Location<'static>,
+        blocking: bool,
+    ) -> RwLockReadGuard<'a, T> {
         self.written.wait(self.event("read-locking", at));
+        deadlock::acquired(self.acq(LockMode::Shared, at), blocking);
         RwLockReadGuard { lock: self, inner, locked_at: at }
     }
 
-    fn write_locked<'a>(&'a self, inner: std::sync::RwLockWriteGuard<'a, T>, at: &'static Location<'static>) -> RwLockWriteGuard<'a, T> {
+    fn write_locked<'a>(
+        &'a self,
+        inner: std::sync::RwLockWriteGuard<'a, T>,
+        at: &'static Location<'static>,
+        blocking: bool,
+    ) -> RwLockWriteGuard<'a, T> {
         let event = self.event("write-locking", at);
         self.written.wait(event);
         self.read.wait(event);
+        deadlock::acquired(self.acq(LockMode::Exclusive, at), blocking);
         RwLockWriteGuard { lock: self, inner, locked_at: at }
     }
 
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         let at = Location::caller();
-        map_lock_result(self.inner.read(), |g| self.read_locked(g, at))
+        let r = match acquired_now(self.inner.try_read()) {
+            Some(r) => r,
+            None => lock_contended(self.acq(LockMode::Shared, at), || self.inner.try_read(), || self.inner.read()),
+        };
+        map_lock_result(r, |g| self.read_locked(g, at, true))
     }
 
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         let at = Location::caller();
-        map_try_lock_result(self.inner.try_read(), |g| self.read_locked(g, at))
+        map_try_lock_result(self.inner.try_read(), |g| self.read_locked(g, at, false))
     }
 
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let at = Location::caller();
-        map_lock_result(self.inner.write(), |g| self.write_locked(g, at))
+        let r = match acquired_now(self.inner.try_write()) {
+            Some(r) => r,
+            None => lock_contended(self.acq(LockMode::Exclusive, at), || self.inner.try_write(), || self.inner.write()),
+        };
+        map_lock_result(r, |g| self.write_locked(g, at, true))
     }
 
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         let at = Location::caller();
-        map_try_lock_result(self.inner.try_write(), |g| self.write_locked(g, at))
+        map_try_lock_result(self.inner.try_write(), |g| self.write_locked(g, at, false))
     }
 
     pub fn is_poisoned(&self) -> bool {
@@ -133,6 +162,7 @@ impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         // Runs before the field `inner` unlocks.
         self.lock.read.post(self.lock.event("read-unlocking", self.locked_at));
+        deadlock::released(self.lock.meta.id());
     }
 }
 
@@ -173,6 +203,7 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         // Runs before the field `inner` unlocks.
         self.lock.written.post(self.lock.event("write-unlocking", self.locked_at));
+        deadlock::released(self.lock.meta.id());
     }
 }
 
