@@ -3,6 +3,7 @@
 //! chose; with `halt_on_error=1` the process stops after the first.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::lock::Mutex;
 
@@ -13,6 +14,20 @@ use crate::report::{race_json, Race};
 /// reports of parallel threads never interleave and nothing is reported after the first halt.
 /// No user code runs while it is held.
 static WRITING: Mutex<()> = Mutex::new(());
+
+/// Reports written whole so far; counted under `WRITING`, after the write.
+static WRITTEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Reports written whole so far. Exact while [`hold`]'s guard is held.
+pub fn reports_written() -> usize {
+    WRITTEN.load(Ordering::Relaxed)
+}
+
+/// Waits for the report being written, if any, to be whole, and keeps any other from starting
+/// while the guard lives: the process end's summary counts exactly the reports before it.
+pub fn hold() -> crate::lock::MutexGuard<'static, ()> {
+    WRITING.lock()
+}
 
 /// Writes one report, whole.
 pub fn emit(race: &Race) {
@@ -39,6 +54,7 @@ pub fn emit(race: &Race) {
         // report a race itself and wait for `WRITING`.
         None => crate::exit::write_stderr(&text),
     }
+    WRITTEN.fetch_add(1, Ordering::Relaxed);
     if config.options.halt_on_error {
         crate::exit::halt(config);
     }

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use std::sync::LazyLock as Lazy;
@@ -28,11 +28,9 @@ pub struct Sink {
 }
 
 static STDERR_SEEN: Lazy<Mutex<HashSet<SitePair>>> = Lazy::new(Default::default);
-static STDERR_RACES: AtomicUsize = AtomicUsize::new(0);
-
-/// Races reported outside any `check` so far.
+/// Races reported outside any `check` so far (their reports written whole).
 pub fn races_outside_check() -> usize {
-    STDERR_RACES.load(Ordering::Relaxed)
+    crate::output::reports_written()
 }
 
 /// Runs `f` on the calling thread, collecting every race found meanwhile in this thread and the
@@ -80,10 +78,7 @@ pub fn race_found(t: &ThreadState, kind: RaceKind, prev: &Record, cur: &Record, 
     let race = Race { kind, previous: access(prev_kind, prev), current: access(cur_kind, cur), type_name, address };
     match sink {
         Some(s) => s.races.lock().push(race),
-        None => {
-            STDERR_RACES.fetch_add(1, Ordering::Relaxed);
-            crate::output::emit(&race);
-        }
+        None => crate::output::emit(&race),
     }
 }
 
