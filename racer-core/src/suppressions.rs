@@ -209,6 +209,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(invalid_from_utf8)] // the invalid literal is the point
     fn bytes_that_are_not_utf8_are_named_by_line_and_column() {
         let bytes = b"race:a\r\n# \xc3\xa9t\xc3\xa9\nrace:\xc3\xa9\xff\n";
         let valid = std::str::from_utf8(bytes).unwrap_err().valid_up_to();
