@@ -24,6 +24,11 @@ pub fn register() {
 
 extern "C" fn at_process_end() {
     let config = options::get();
+    // Other threads may still be running (`process::exit` from one of them): a report being
+    // written is finished first, and none starts while the summary is decided and written, so
+    // the summary counts exactly the whole reports before it. Kept to the end of the process
+    // when it changes the status; released otherwise (a later report is then written whole).
+    let writing = crate::output::hold();
     if config.options.stats {
         write_stderr(&format!("{}\n", crate::stats::summary_line()));
     }
@@ -41,6 +46,7 @@ extern "C" fn at_process_end() {
     }
     line.push_str(&format!("; exiting with status {status}\n"));
     write_stderr(&line);
+    let _writing = writing;
     end_process(i32::from(status));
 }
 

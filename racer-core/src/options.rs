@@ -81,10 +81,10 @@ pub fn parse(text: &str) -> Result<Options, String> {
     let mut options = Options::default();
     for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
         let Some((key, value)) = entry.split_once('=') else {
-            return Err(format!("{VARIABLE}: expected key=value, found '{entry}' (known: {})", KNOWN_KEYS.join(", ")));
+            return Err(format!("{VARIABLE}: expected key=value, found '{}' (known: {})", shown(entry), KNOWN_KEYS.join(", ")));
         };
         let (key, value) = (key.trim(), value.trim());
-        let bad = |expected: &str| format!("{VARIABLE}: bad value '{value}' for '{key}' (expected {expected})");
+        let bad = |expected: &str| format!("{VARIABLE}: bad value '{}' for '{}' (expected {expected})", shown(value), shown(key));
         match key {
             "halt_on_error" => options.halt_on_error = flag(value).ok_or_else(|| bad("0 or 1"))?,
             "stats" => options.stats = flag(value).ok_or_else(|| bad("0 or 1"))?,
@@ -107,10 +107,16 @@ pub fn parse(text: &str) -> Result<Options, String> {
                 options.algorithm =
                     Some(value.parse().ok().filter(|n| matches!(n, 3..=5)).ok_or_else(|| bad("3, 4 or 5"))?)
             }
-            _ => return Err(format!("{VARIABLE}: unknown option '{key}' (known: {})", KNOWN_KEYS.join(", "))),
+            _ => return Err(format!("{VARIABLE}: unknown option '{}' (known: {})", shown(key), KNOWN_KEYS.join(", "))),
         }
     }
     Ok(options)
+}
+
+/// Text of the user's as an error message shows it: on one line, with control and invisible
+/// characters escaped (`\n`, `\u{7}`, `\u{200b}`), as a suppressions file's bad line is.
+pub fn shown(text: &str) -> String {
+    text.escape_debug().to_string()
 }
 
 fn flag(value: &str) -> Option<bool> {
@@ -164,7 +170,7 @@ fn load() -> Result<Config, String> {
                 .append(true)
                 .create(true)
                 .open(path)
-                .map_err(|e| format!("{VARIABLE}: cannot open log_path '{}': {e}", path.display()))?,
+                .map_err(|e| format!("{VARIABLE}: cannot open log_path '{}': {e}", shown(&path.display().to_string())))?,
         )),
     };
     let suppressions = match &options.suppressions {
@@ -238,6 +244,16 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(parse(text).unwrap_err(), format!("RACER_OPTIONS: {expected}"), "for {text}");
         }
+    }
+
+    #[test]
+    fn control_characters_are_shown_escaped_on_one_line() {
+        let e = parse("exitcode=1\u{7}").unwrap_err();
+        assert_eq!(e, "RACER_OPTIONS: bad value '1\\u{7}' for 'exitcode' (expected an integer 0..=255)");
+        let e = parse("a\nb").unwrap_err();
+        assert!(e.starts_with("RACER_OPTIONS: expected key=value, found 'a\\nb' (known: "), "{e}");
+        let e = parse("\u{200b}stats=1").unwrap_err();
+        assert!(e.starts_with("RACER_OPTIONS: unknown option '\\u{200b}stats' (known: "), "{e}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! chose; with `halt_on_error=1` the process stops after the first.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::lock::Mutex;
 
@@ -15,7 +16,27 @@ use crate::report::{race_json, Race};
 /// No user code runs while it is held.
 static WRITING: Mutex<()> = Mutex::new(());
 
-/// Writes one race report, whole.
+/// Race and deadlock reports written whole so far; counted under `WRITING`, after the write.
+static RACES_WRITTEN: AtomicUsize = AtomicUsize::new(0);
+static DEADLOCKS_WRITTEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Race reports written whole so far. Exact while [`hold`]'s guard is held.
+pub fn races_written() -> usize {
+    RACES_WRITTEN.load(Ordering::Relaxed)
+}
+
+/// Deadlock reports written whole so far. Exact while [`hold`]'s guard is held.
+pub fn deadlocks_written() -> usize {
+    DEADLOCKS_WRITTEN.load(Ordering::Relaxed)
+}
+
+/// Waits for the report being written, if any, to be whole, and keeps any other from starting
+/// while the guard lives: the process end's summary counts exactly the reports before it.
+pub fn hold() -> crate::lock::MutexGuard<'static, ()> {
+    WRITING.lock()
+}
+
+/// Writes one report, whole.
 pub fn emit(race: &Race) {
     let config = options::get();
     let text = match config.options.report {
@@ -60,6 +81,8 @@ fn write(config: &'static options::Config, text: &str, what: &str) {
         // report a race itself and wait for `WRITING`.
         None => crate::exit::write_stderr(text),
     }
+    let written = if what == "deadlock" { &DEADLOCKS_WRITTEN } else { &RACES_WRITTEN };
+    written.fetch_add(1, Ordering::Relaxed);
     if config.options.halt_on_error {
         crate::exit::halt(config, what);
     }

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use std::sync::LazyLock as Lazy;
@@ -61,17 +61,15 @@ impl Sink {
 }
 
 static STDERR_SEEN: Lazy<Mutex<HashSet<SitePair>>> = Lazy::new(Default::default);
-static STDERR_RACES: AtomicUsize = AtomicUsize::new(0);
-static STDERR_DEADLOCKS: AtomicUsize = AtomicUsize::new(0);
 
-/// Races reported outside any `check` so far.
+/// Races reported outside any `check` so far (their reports written whole).
 pub fn races_outside_check() -> usize {
-    STDERR_RACES.load(Ordering::Relaxed)
+    crate::output::races_written()
 }
 
 /// Deadlocks reported outside any `check` so far.
 pub fn deadlocks_outside_check() -> usize {
-    STDERR_DEADLOCKS.load(Ordering::Relaxed)
+    crate::output::deadlocks_written()
 }
 
 /// Runs `f` on the calling thread, collecting every race and deadlock found meanwhile in this
@@ -118,7 +116,6 @@ pub fn deadlock_found(d: Deadlock, sink: Option<&Arc<Sink>>, ends: bool) -> bool
             }
         }
         None => {
-            STDERR_DEADLOCKS.fetch_add(1, Ordering::Relaxed);
             crate::output::emit_deadlock(&d);
             if ends {
                 crate::exit::end_hung_process();
@@ -134,8 +131,6 @@ pub fn end_hung_check(sink: Option<&Arc<Sink>>) {
     if let Some(s) = sink {
         let races = std::mem::take(&mut *s.races.lock());
         let deadlocks = std::mem::take(&mut *s.deadlocks.lock());
-        STDERR_RACES.fetch_add(races.len(), Ordering::Relaxed);
-        STDERR_DEADLOCKS.fetch_add(deadlocks.len(), Ordering::Relaxed);
         for race in &races {
             crate::output::emit(race);
         }
@@ -176,10 +171,7 @@ pub fn race_found(t: &ThreadState, kind: RaceKind, prev: &Record, cur: &Record, 
     let race = Race { kind, previous: access(prev_kind, prev), current: access(cur_kind, cur), type_name, address };
     match sink {
         Some(s) => s.races.lock().push(race),
-        None => {
-            STDERR_RACES.fetch_add(1, Ordering::Relaxed);
-            crate::output::emit(&race);
-        }
+        None => crate::output::emit(&race),
     }
 }
 

@@ -10,6 +10,7 @@
 //! `deadlock:<pattern>` does the same for deadlock reports: one is suppressed when the pattern
 //! matches a frame or a site of any of its lock acquisitions or blocked threads.
 
+use std::io::Read;
 use std::panic::Location;
 use std::path::Path;
 
@@ -178,12 +179,32 @@ pub fn parse_all(text: &str, file: &str) -> Result<(Vec<Rule>, Vec<Rule>), Strin
     Ok((rules, deadlock_rules))
 }
 
+/// The largest suppressions file read (ThreadSanitizer's are a few hundred lines).
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// The error for a file whose bytes are not UTF-8 from `valid` on: names the line and column
+/// (in characters) of the first bad byte.
+fn not_text(bytes: &[u8], valid: usize, file: &str) -> String {
+    let before = &bytes[..valid];
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = std::str::from_utf8(&before[line_start..]).map_or(0, |s| s.chars().count()) + 1;
+    format!("suppressions {file}:{line}: not UTF-8 text (byte {:#04x} at column {column})", bytes[valid])
+}
+
 impl Suppressions {
     /// Reads a suppressions file; the error names the file and the OS error or the bad line.
     pub fn load(path: &Path) -> Result<Suppressions, String> {
-        let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read suppressions '{shown}': {e}", crate::options::VARIABLE))?;
+        let shown = crate::options::shown(&path.display().to_string());
+        let cannot = |why: &dyn std::fmt::Display| format!("{}: cannot read suppressions '{shown}': {why}", crate::options::VARIABLE);
+        // At most one byte past the limit is read: a device that never ends (`/dev/zero`,
+        // `/dev/full`) is an error, not a process that reads until memory runs out.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path).and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)).map_err(|e| cannot(&e))?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(cannot(&format_args!("larger than {} MiB (not a suppressions file?)", MAX_FILE_BYTES >> 20)));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| not_text(e.as_bytes(), e.utf8_error().valid_up_to(), &shown))?;
         let (rules, deadlock_rules) = parse_all(&text, &shown)?;
         Ok(Suppressions { rules: RuleSet::new(rules), deadlock_rules: RuleSet::new(deadlock_rules), decided: ShardedMap::new() })
     }
@@ -300,6 +321,15 @@ mod tests {
         assert!(e.contains("the pattern is empty"), "{e}");
         let e = parse("\u{200b}race:x\n", "s").unwrap_err();
         assert!(e.contains("\\u{200b}"), "an invisible character is shown escaped: {e}");
+    }
+
+    #[test]
+    #[allow(invalid_from_utf8)] // the invalid literal is the point
+    fn bytes_that_are_not_utf8_are_named_by_line_and_column() {
+        let bytes = b"race:a\r\n# \xc3\xa9t\xc3\xa9\nrace:\xc3\xa9\xff\n";
+        let valid = std::str::from_utf8(bytes).unwrap_err().valid_up_to();
+        assert_eq!(not_text(bytes, valid, "s.txt"), "suppressions s.txt:3: not UTF-8 text (byte 0xff at column 7)");
+        assert_eq!(not_text(b"\x80", 0, "s"), "suppressions s:1: not UTF-8 text (byte 0x80 at column 1)");
     }
 
     /// `race:*` is ThreadSanitizer's "every race", and a file saved with a UTF-8 byte order
