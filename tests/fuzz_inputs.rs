@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 
-const KNOWN: &str = "(known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats)";
+const KNOWN: &str = "(known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats, detect_deadlocks)";
 
 /// A directory of this process's own, the children's working directory: an option naming a
 /// relative file writes nowhere else.
