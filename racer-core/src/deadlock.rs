@@ -168,7 +168,7 @@ thread_local! {
 
 /// A lock was taken. `blocking`: by `lock`/`read`/`write` (not `try_*`), so the locks already
 /// held get an edge to it.
-#[inline]
+#[inline(never)]
 pub fn acquired(acq: Acq, blocking: bool) {
     if !enabled() {
         return;
@@ -188,7 +188,7 @@ pub fn acquired(acq: Acq, blocking: bool) {
 }
 
 /// A lock was released (a guard dropped, or a condvar wait let it go).
-#[inline]
+#[inline(never)]
 pub fn released(id: u64) {
     if !enabled() {
         return;
@@ -383,7 +383,18 @@ fn inversion_report(cycle: &[Arc<EdgeInfo>]) -> Deadlock {
 
 /// How many more `try_lock`s a contended acquisition makes before it publishes its wait: most
 /// contended waits are short.
-pub const SPINS: u32 = 32;
+pub const SPIN_ROUNDS: u32 = 4;
+
+/// The pause before a contended acquisition's next `try_lock`: `4 << 2 * round` spin hints,
+/// here, in optimised code. Few `try_lock`s, since each is a compare-and-swap on the lock's
+/// cache line that slows its holder's unlock; and not in the generic wrapper, which the user's
+/// unoptimised build compiles.
+#[inline(never)]
+pub fn pause(round: u32) {
+    for _ in 0..(4u32 << (2 * round)) {
+        std::hint::spin_loop();
+    }
+}
 
 /// Called by a blocking acquisition whose `try_lock` failed: adds the edges from the locks held
 /// (so an inversion is reported before it can hang), and reports a re-lock (then ends the

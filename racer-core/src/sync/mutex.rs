@@ -37,8 +37,8 @@ pub(crate) fn lock_contended<G>(
     block: impl FnOnce() -> LockResult<G>,
 ) -> LockResult<G> {
     deadlock::contended(acq);
-    for _ in 0..deadlock::SPINS {
-        std::hint::spin_loop();
+    for round in 0..deadlock::SPIN_ROUNDS {
+        deadlock::pause(round);
         match try_once() {
             Ok(g) => return Ok(g),
             Err(TryLockError::Poisoned(p)) => return Err(p),
