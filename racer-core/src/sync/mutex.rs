@@ -29,33 +29,32 @@ pub(crate) fn map_lock_result<G, H>(r: LockResult<G>, f: impl FnOnce(G) -> H) ->
     }
 }
 
-/// The blocking acquisition after a failed `try_lock`: deadlock bookkeeping (edges from the
-/// locks held, a re-lock), a few more tries, then the wait, published while it lasts.
-pub(crate) fn lock_contended<G>(
-    acq: Acq,
+/// A blocking acquisition: `try_once` first; only when it would block, deadlock bookkeeping
+/// for the acquisition `acq` names (edges from the locks held, a re-lock), a few more tries,
+/// then `block`, its wait published while it lasts.
+pub(crate) fn acquire<G>(
+    acq: impl FnOnce() -> Acq,
     try_once: impl Fn() -> TryLockResult<G>,
     block: impl FnOnce() -> LockResult<G>,
 ) -> LockResult<G> {
+    let acquired_now = |r| match r {
+        Ok(g) => Some(Ok(g)),
+        Err(TryLockError::Poisoned(p)) => Some(Err(p)),
+        Err(TryLockError::WouldBlock) => None,
+    };
+    if let Some(r) = acquired_now(try_once()) {
+        return r;
+    }
+    let acq = acq();
     deadlock::contended(acq);
     for round in 0..deadlock::SPIN_ROUNDS {
         deadlock::pause(round);
-        match try_once() {
-            Ok(g) => return Ok(g),
-            Err(TryLockError::Poisoned(p)) => return Err(p),
-            Err(TryLockError::WouldBlock) => {}
+        if let Some(r) = acquired_now(try_once()) {
+            return r;
         }
     }
     let _waiting = deadlock::blocking_lock(acq);
     block()
-}
-
-/// A `try_lock` result as a `lock` result, or `None` when it would block.
-pub(crate) fn acquired_now<G>(r: TryLockResult<G>) -> Option<LockResult<G>> {
-    match r {
-        Ok(g) => Some(Ok(g)),
-        Err(TryLockError::Poisoned(p)) => Some(Err(p)),
-        Err(TryLockError::WouldBlock) => None,
-    }
 }
 
 /// Maps the guard inside a `TryLockResult`, keeping the poison flag.
@@ -110,10 +109,7 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         let at = Location::caller();
-        let r = match acquired_now(self.inner.try_lock()) {
-            Some(r) => r,
-            None => lock_contended(self.acq(at), || self.inner.try_lock(), || self.inner.lock()),
-        };
+        let r = acquire(|| self.acq(at), || self.inner.try_lock(), || self.inner.lock());
         map_lock_result(r, |g| self.acquired(g, at, true))
     }
 

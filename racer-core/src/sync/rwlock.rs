@@ -10,7 +10,7 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 
-use super::mutex::{acquired_now, lock_contended, map_lock_result, map_try_lock_result};
+use super::mutex::{acquire, map_lock_result, map_try_lock_result};
 use crate::deadlock::{self, Acq, LockMeta};
 use crate::deadlock_report::LockMode;
 use crate::sync_clock::{SyncClock, SyncEvent};
@@ -81,10 +81,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         let at = Location::caller();
-        let r = match acquired_now(self.inner.try_read()) {
-            Some(r) => r,
-            None => lock_contended(self.acq(LockMode::Shared, at), || self.inner.try_read(), || self.inner.read()),
-        };
+        let r = acquire(|| self.acq(LockMode::Shared, at), || self.inner.try_read(), || self.inner.read());
         map_lock_result(r, |g| self.read_locked(g, at, true))
     }
 
@@ -97,10 +94,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let at = Location::caller();
-        let r = match acquired_now(self.inner.try_write()) {
-            Some(r) => r,
-            None => lock_contended(self.acq(LockMode::Exclusive, at), || self.inner.try_write(), || self.inner.write()),
-        };
+        let r = acquire(|| self.acq(LockMode::Exclusive, at), || self.inner.try_write(), || self.inner.write());
         map_lock_result(r, |g| self.write_locked(g, at, true))
     }
 
