@@ -29,7 +29,7 @@ fn main() {
     let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
     let mut cmd = Command::new(rustc);
     cmd.args(["--crate-name", "racer_core", "--crate-type", "rlib", "--edition", "2021"])
-        .args(["-C", "opt-level=3", "-C", "debuginfo=0", "--cap-lints", "warn"])
+        .args(["-C", "opt-level=3", "-C", "debuginfo=0", "-C", "codegen-units=1", "--cap-lints", "warn"])
         // Names this build of the detector apart from any other crate called racer_core.
         .arg("-C")
         .arg(format!("metadata=racer-rt-{}", env::var("CARGO_PKG_VERSION").unwrap_or_default()))
