@@ -77,6 +77,7 @@ impl VectorClock {
         self.epochs.get(slot as usize).copied().unwrap_or(0)
     }
 
+    #[inline]
     pub fn set(&mut self, slot: Slot, epoch: Epoch) {
         let i = slot as usize;
         if i >= self.epochs.len() {
@@ -86,6 +87,7 @@ impl VectorClock {
     }
 
     /// Advances `slot` by one epoch and returns the new epoch.
+    #[inline]
     pub fn tick(&mut self, slot: Slot) -> Epoch {
         let e = self.get(slot) + 1;
         self.set(slot, e);
@@ -102,6 +104,35 @@ impl VectorClock {
                 *mine = *theirs;
             }
         }
+    }
+
+    /// Component-wise maximum with the clock whose components are `epochs` (slot 0 first).
+    pub fn join_epochs(&mut self, epochs: &[Epoch]) {
+        // Trailing zeros add nothing, and must not widen the clock.
+        let len = epochs.iter().rposition(|&e| e != 0).map_or(0, |i| i + 1);
+        if len > self.epochs.len() {
+            self.epochs.resize(len, 0);
+        }
+        for (mine, &theirs) in self.epochs.iter_mut().zip(&epochs[..len]) {
+            if theirs > *mine {
+                *mine = theirs;
+            }
+        }
+    }
+
+    /// `self = other`, reusing `self`'s allocation.
+    pub fn assign(&mut self, other: &VectorClock) {
+        let n = other.epochs.len();
+        if n > self.epochs.len() {
+            self.epochs.resize(n, 0);
+        }
+        self.epochs[..n].copy_from_slice(&other.epochs);
+        self.epochs[n..].fill(0);
+    }
+
+    /// The components, slot 0 first (missing ones are zero).
+    pub fn epochs(&self) -> &[Epoch] {
+        &self.epochs
     }
 
     /// True iff segment `s` happens before (or is) the present of the owner of this clock.
@@ -161,5 +192,20 @@ mod tests {
         t1.join(&object);
         assert!(t1.covers(before_post));
         assert!(!t1.covers(after_post));
+    }
+
+    #[test]
+    fn assign_copies_and_join_epochs_does_not_widen_with_zeros() {
+        let mut a = VectorClock::new();
+        a.set(3, 7);
+        let mut b = VectorClock::new();
+        b.set(1, 2);
+        a.assign(&b);
+        assert_eq!(a.epochs(), &[0, 2, 0, 0]);
+        let mut c = VectorClock::new();
+        c.join_epochs(&[4, 0, 1, 0, 0, 0]);
+        assert_eq!(c.epochs(), &[4, 0, 1]);
+        c.join_epochs(&[1, 5]);
+        assert_eq!(c.epochs(), &[4, 5, 1]);
     }
 }

@@ -8,15 +8,16 @@
 //! release clock, unless a `fence(Release)` of the storing thread precedes it (see `fence`).
 //!
 //! The value and its clock change together: every store and RMW, Relaxed ones included, runs
-//! the real atomic instruction while holding the atomic's clock lock, so the clock an acquire
-//! joins is always the clock of the value it read (no over- or under-approximation), and values
-//! and orderings are exactly std's. No operation allocates once the clock is as wide as the
-//! threads it has seen.
+//! the real atomic instruction while holding the atomic's lock (a bit of its `version`), so the
+//! clock an acquire joins is always the clock of the value it read (no over- or
+//! under-approximation), and values and orderings are exactly std's. No operation allocates
+//! once the clock is as wide as the threads it has seen.
 //!
-//! A load takes no lock when it would change nothing: the atomic's `version` stamps its
-//! release state, and a thread remembers which stamps it has already joined (see `Stamp`). A
-//! load that reads a value whose release clock it already has (a spinning load, a Relaxed load
-//! of a value no release wrote) then costs two reads of the version around the real load.
+//! A load takes no lock: it reads the value and the release clock's words between two reads of
+//! the version, which stamps the release state (see `AtomicClock`), and is done if the version
+//! did not change. A thread remembers which stamps it has already joined (see `Stamp`): a load
+//! of a value whose release clock it already has (a spinning load, a Relaxed load of a value no
+//! release wrote) then costs two reads of the version around the real load.
 //!
 //! SeqCst is treated as AcqRel (its load half as Acquire, its store half as Release): the
 //! single total order of SeqCst operations adds no happens-before edge between threads that
@@ -25,8 +26,6 @@
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe};
 
-use crate::lock::Mutex;
-
 use crate::clock::{Slot, VectorClock};
 use crate::sync_clock::SyncEvent;
 use crate::thread_state::{with_current, ThreadState};
@@ -34,6 +33,7 @@ use crate::thread_state::{with_current, ThreadState};
 pub use std::sync::atomic::{compiler_fence, Ordering};
 
 pub use super::fence::fence;
+use super::atomic_clock::{AtomicClock, WORDS};
 use super::fence::{has_fence_release, note_relaxed_read, with_fence_release};
 
 pub(crate) fn acquires(order: Ordering) -> bool {
@@ -44,13 +44,6 @@ pub(crate) fn releases(order: Ordering) -> bool {
     matches!(order, Ordering::Release | Ordering::AcqRel | Ordering::SeqCst)
 }
 
-/// `dst = src`, reusing `dst`'s allocation.
-pub(crate) fn assign(dst: &mut VectorClock, src: &VectorClock) {
-    for slot in 0..dst.width().max(src.width()) {
-        dst.set(slot as Slot, src.get(slot as Slot));
-    }
-}
-
 /// What one atomic operation turned out to be, with the ordering that applies to it.
 #[derive(Clone, Copy)]
 enum Effect {
@@ -59,110 +52,118 @@ enum Effect {
     ReadModifyWrite(Ordering),
 }
 
-/// The release clock of an atomic's current value.
+/// The detector's part of an atomic: the release clock of its current value, the version that
+/// stamps that clock and locks it, and where the atomic was made.
 ///
-/// Invariant: `released` is true iff the current value was written by a release (a releasing
+/// Invariant: `version` is `stamp << SHIFT | WIDE | RELEASED | BUSY`. `BUSY` is the lock: set
+/// by the one thread that runs an operation with its clock update (see `lock`); while it is
+/// clear, `RELEASED` says whether the current value was written by a release (a releasing
 /// store or RMW, or a Relaxed one after a release fence of its thread) or by an RMW continuing
-/// such a release sequence; then `clock` is the join of the clocks released into that sequence.
-/// When false, `clock` is stale and ignored (kept only for its allocation).
-struct ReleaseClock {
-    clock: VectorClock,
-    released: bool,
-}
-
-impl ReleaseClock {
-    /// The read half of an operation: an acquire waits on the value's release clock; a Relaxed
-    /// read leaves it for a later acquire fence.
-    fn read(&self, t: &mut ThreadState, order: Ordering, event: impl FnOnce() -> SyncEvent) {
-        if acquires(order) {
-            if self.released {
-                t.clock.join(&self.clock);
-            }
-            t.note_sync(event());
-        } else if self.released {
-            note_relaxed_read(&self.clock);
-        }
-    }
-
-    /// The write half: a release publishes the thread's clock, replacing the old release
-    /// sequence (a store) or joining it (an RMW); a Relaxed write publishes the clock of the
-    /// thread's latest release fence, if any.
-    /// Returns whether the release state (clock or `released`) may have changed.
-    fn write(&mut self, t: &mut ThreadState, order: Ordering, rmw: bool, event: impl FnOnce() -> SyncEvent) -> bool {
-        let continues = rmw && self.released;
-        if releases(order) {
-            if continues {
-                self.clock.join(&t.clock);
-            } else {
-                assign(&mut self.clock, &t.clock);
-            }
-            self.released = true;
-            t.note_sync(event());
-            t.tick();
-            true
-        } else {
-            with_fence_release(|fenced| match fenced {
-                Some(fenced) if continues => {
-                    self.clock.join(fenced);
-                    true
-                }
-                Some(fenced) => {
-                    assign(&mut self.clock, fenced);
-                    self.released = true;
-                    true
-                }
-                // A Relaxed RMW continues the sequence as it is; a Relaxed store ends it.
-                None => std::mem::replace(&mut self.released, continues) != continues,
-            })
-        }
-    }
-}
-
-/// The detector's part of an atomic: its release clock, the stamp of that clock, and where it
-/// was made.
-///
-/// Invariant: `version` is `stamp << 2 | RELEASED | BUSY`. `BUSY` is set, under the lock, from
-/// before a store or RMW until its clock update is done; while it is clear, `RELEASED` equals
-/// `state.released` and the stamp names the present release clock: no two clocks an atomic
-/// ever has, nor those of two atomics, share a stamp, except that an atomic that never held a
-/// release has stamp 0.
+/// such a release sequence, `clock` is then the join of the clocks released into that
+/// sequence, `WIDE` says whether `clock` has components beyond what a lock-free load reads, and
+/// the stamp names the present release clock: no two clocks an atomic ever has, nor those of
+/// two atomics, share a stamp, except that an atomic that never held a release has stamp 0.
+/// When `RELEASED` is clear, `clock` is stale and ignored.
 struct AtomicSync {
     version: std::sync::atomic::AtomicU64,
-    state: Mutex<ReleaseClock>,
+    clock: AtomicClock,
     created: &'static Location<'static>,
 }
 
 const BUSY: u64 = 1;
 const RELEASED: u64 = 2;
+const WIDE: u64 = 4;
+const SHIFT: u32 = 3;
+
+/// The lock on an atomic's clock, held while one operation and its clock update run. Dropping
+/// it stores `version` (the new stamp and bits, `BUSY` clear); on unwind (std panics on some
+/// orderings inside the real operation) that is the version it was taken at.
+struct Locked<'a> {
+    sync: &'a AtomicSync,
+    version: u64,
+}
+
+impl Drop for Locked<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.sync.version.store(self.version, std::sync::atomic::Ordering::Release);
+    }
+}
 
 impl AtomicSync {
     const fn new(created: &'static Location<'static>) -> AtomicSync {
-        AtomicSync {
-            version: std::sync::atomic::AtomicU64::new(0),
-            state: Mutex::new(ReleaseClock { clock: VectorClock::new(), released: false }),
-            created,
+        AtomicSync { version: std::sync::atomic::AtomicU64::new(0), clock: AtomicClock::new(), created }
+    }
+
+    /// Takes the lock (sets `BUSY`). Holders run one atomic instruction and a clock update, so
+    /// a waiter spins, and yields only if the holder was preempted.
+    #[inline]
+    fn lock(&self) -> Locked<'_> {
+        use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+        let mut spins = 0u32;
+        loop {
+            let version = self.version.load(Relaxed);
+            if version & BUSY == 0 && self.version.compare_exchange_weak(version, version | BUSY, Acquire, Relaxed).is_ok() {
+                // A lock-free load that reads a value written under this lock, or a clock word
+                // written under it, then sees `BUSY` (or a later version) when it checks.
+                std::sync::atomic::fence(Release);
+                return Locked { sync: self, version };
+            }
+            spins += 1;
+            if spins % 64 == 0 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
         }
     }
 
-    /// A load: without the lock when the calling thread already has what the load would give
-    /// it (see the module's doc), else as `run`.
+    /// A load: without the lock when the version is not locked and stays the same around it
+    /// (a seqlock read). The thread joins the value's release clock (or notes it, if Relaxed)
+    /// unless it already has it (see `Stamp`); a clock too wide to read lock-free, or a write
+    /// in progress, sends the load under the lock.
     #[inline]
     fn load<R>(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> R {
         let before = self.version.load(std::sync::atomic::Ordering::Acquire);
-        if before & BUSY == 0 && (before & RELEASED == 0 || Stamp::known(before >> 2, acquires(order))) {
-            let value = op();
-            std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-            if self.version.load(std::sync::atomic::Ordering::Relaxed) == before {
-                return value;
+        if before & BUSY == 0 {
+            let known = before & RELEASED == 0 || Stamp::known(before >> SHIFT, acquires(order));
+            if known || before & WIDE == 0 {
+                let value = op();
+                let words = (!known).then(|| self.clock.snapshot());
+                std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+                if self.version.load(std::sync::atomic::Ordering::Relaxed) == before {
+                    if let Some(words) = words {
+                        self.read_lock_free(&words, before >> SHIFT, order, object, at);
+                    }
+                    return value;
+                }
             }
         }
         // A load has no effect: the one above is forgotten, and this one runs under the lock.
-        self.locked(object, at, op, |_| Effect::Load(order), false)
+        self.locked(object, at, op, |_| Effect::Load(order))
+    }
+
+    /// The clock half of a lock-free load that read a released value: `words` is its release
+    /// clock, stamped `stamp`.
+    #[inline(never)]
+    fn read_lock_free(&self, words: &[u64; WORDS], stamp: u64, order: Ordering, object: &'static str, at: &'static Location<'static>) {
+        let created = Some(self.created);
+        with_current(|t| {
+            if acquires(order) {
+                t.clock.join_epochs(words);
+                t.note_sync(SyncEvent { op: "loading", object, created, at });
+            } else {
+                let mut clock = VectorClock::new();
+                clock.join_epochs(words);
+                note_relaxed_read(&clock);
+            }
+            Stamp::remember(stamp, acquires(order));
+        });
     }
 
     /// A read-modify-write: without the lock when it can change no clock and needs none (all
     /// its orderings Relaxed, no release fence of the thread, and a value no release wrote),
-    /// else as `run`.
+    /// else under the lock (see `locked`).
     #[inline]
     fn rmw<R>(
         &self,
@@ -185,7 +186,7 @@ impl AtomicSync {
                 return result;
             }
         }
-        self.run(object, at, op, effect)
+        self.locked(object, at, op, effect)
     }
 
     /// A lock-free Relaxed RMW met a release made while it ran, so the value it read may carry
@@ -193,40 +194,28 @@ impl AtomicSync {
     /// fence (more than the read gave only when yet another release came in between).
     #[cold]
     fn note_after_release(&self) {
-        let state = self.state.lock();
-        if state.released {
-            note_relaxed_read(&state.clock);
+        let locked = self.lock();
+        if locked.version & RELEASED != 0 {
+            // SAFETY: we hold the lock.
+            note_relaxed_read(&unsafe { self.clock.to_vector() });
         }
     }
 
     /// A store or RMW: runs under the lock, see `locked`.
     #[inline]
     fn run<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
-        self.locked(object, at, op, effect, true)
+        self.locked(object, at, op, effect)
     }
 
-    /// Runs the real atomic operation `op` under the clock lock, then updates the clocks for
-    /// what it turned out to be (`effect` of its result), and the version with them. An `op`
-    /// that `writes` may change the value: it is marked `BUSY` while it runs, so that no
-    /// lock-free load pairs its value with the clock of another. During thread-local teardown
-    /// the operation runs unchecked.
+    /// Runs the real atomic operation `op` under the lock, then updates the clocks for what it
+    /// turned out to be (`effect` of its result), and the version with them. During
+    /// thread-local teardown the operation runs unchecked.
     #[inline]
-    fn locked<R>(
-        &self,
-        object: &'static str,
-        at: &'static Location<'static>,
-        op: impl FnOnce() -> R,
-        effect: impl FnOnce(&R) -> Effect,
-        writes: bool,
-    ) -> R {
+    fn locked<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
         let mut op = Some(op);
         let checked = with_current(|t| {
-            let mut state = self.state.lock();
-            let version = self.version.load(std::sync::atomic::Ordering::Relaxed);
-            if writes {
-                self.version.store(version | BUSY, std::sync::atomic::Ordering::Relaxed);
-                std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
-            }
+            let mut locked = self.lock();
+            let version = locked.version;
             let result = (op.take().expect("atomic operation runs once"))();
             let created = Some(self.created);
             let event = |op| move || SyncEvent { op, object, created, at };
@@ -237,30 +226,77 @@ impl AtomicSync {
                 Effect::Load(order) | Effect::ReadModifyWrite(order) => acquires(order),
                 Effect::Store(_) => true,
             };
-            let changed = match effect {
-                Effect::Load(order) => {
-                    state.read(t, order, event("loading"));
-                    false
-                }
-                Effect::Store(order) => state.write(t, order, false, event("storing to")),
-                Effect::ReadModifyWrite(order) => {
-                    state.read(t, order, event("updating"));
-                    state.write(t, order, true, event("updating"))
+            let mut released = version & RELEASED != 0;
+            // SAFETY: we hold the lock.
+            let changed = unsafe {
+                match effect {
+                    Effect::Load(order) => {
+                        self.read(t, order, released, event("loading"));
+                        false
+                    }
+                    Effect::Store(order) => self.write(t, order, false, &mut released, event("storing to")),
+                    Effect::ReadModifyWrite(order) => {
+                        self.read(t, order, released, event("updating"));
+                        self.write(t, order, true, &mut released, event("updating"))
+                    }
                 }
             };
-            let stamp = if changed { Stamp::fresh() } else { version >> 2 };
-            if state.released {
+            let stamp = if changed { Stamp::fresh() } else { version >> SHIFT };
+            if released {
                 Stamp::remember(stamp, joined);
             }
-            let released = if state.released { RELEASED } else { 0 };
-            if writes || changed {
-                self.version.store(stamp << 2 | released, std::sync::atomic::Ordering::Release);
-            }
+            // SAFETY: we hold the lock.
+            let wide = if changed { unsafe { self.clock.is_wide() } } else { version & WIDE != 0 };
+            locked.version = stamp << SHIFT | if released { RELEASED } else { 0 } | if wide { WIDE } else { 0 };
             result
         });
         match checked {
             Some(result) => result,
             None => (op.take().expect("atomic operation runs once"))(),
+        }
+    }
+
+    /// The read half of an operation: an acquire waits on the value's release clock; a Relaxed
+    /// read leaves it for a later acquire fence.
+    ///
+    /// # Safety
+    /// The caller holds the lock.
+    unsafe fn read(&self, t: &mut ThreadState, order: Ordering, released: bool, event: impl FnOnce() -> SyncEvent) {
+        if acquires(order) {
+            if released {
+                self.clock.join_into(&mut t.clock);
+            }
+            t.note_sync(event());
+        } else if released {
+            note_relaxed_read(&self.clock.to_vector());
+        }
+    }
+
+    /// The write half: a release publishes the thread's clock, replacing the old release
+    /// sequence (a store) or joining it (an RMW); a Relaxed write publishes the clock of the
+    /// thread's latest release fence, if any. Returns whether the release state (clock or
+    /// `released`) may have changed.
+    ///
+    /// # Safety
+    /// The caller holds the lock.
+    unsafe fn write(&self, t: &mut ThreadState, order: Ordering, rmw: bool, released: &mut bool, event: impl FnOnce() -> SyncEvent) -> bool {
+        let continues = rmw && *released;
+        if releases(order) {
+            self.clock.store(&t.clock, continues);
+            *released = true;
+            t.note_sync(event());
+            t.tick();
+            true
+        } else {
+            with_fence_release(|fenced| match fenced {
+                Some(fenced) => {
+                    self.clock.store(fenced, continues);
+                    *released = true;
+                    true
+                }
+                // A Relaxed RMW continues the sequence as it is; a Relaxed store ends it.
+                None => std::mem::replace(released, continues) != continues,
+            })
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::clock::VectorClock;
 use crate::sync_clock::SyncEvent;
 use crate::thread_state::with_current;
 
-use super::atomic::{acquires, assign, releases};
+use super::atomic::{acquires, releases};
 
 /// The calling thread's fence bookkeeping.
 ///
@@ -84,7 +84,7 @@ pub fn fence(order: Ordering) {
             }
             if releases(order) {
                 match &mut f.released {
-                    Some(clock) => assign(clock, &t.clock),
+                    Some(clock) => clock.assign(&t.clock),
                     None => f.released = Some(t.clock.clone()),
                 }
                 t.note_sync(SyncEvent { op: "calling", object: "fence(Release)", created: None, at });

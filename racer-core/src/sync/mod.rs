@@ -2,6 +2,7 @@
 //! visible to the detector. One file per primitive.
 
 mod arc;
+mod atomic_clock;
 pub mod atomic;
 mod barrier;
 mod condvar;
