@@ -142,6 +142,7 @@ impl VectorClock {
     }
 
     /// Number of components stored (the highest slot heard of, plus one).
+    #[cfg(test)]
     pub fn width(&self) -> usize {
         self.epochs.len()
     }

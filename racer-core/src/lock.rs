@@ -56,3 +56,30 @@ impl Condvar {
         self.0.notify_all();
     }
 }
+
+/// Takes a lock that is one bit of an atomic word whose other bits are data: sets `bit` in
+/// `word` once it is clear and returns the word as it was (with `bit` clear). The holder
+/// releases it by storing the word without `bit` (Release).
+///
+/// For the detector's shortest critical sections (one atomic's clock, one cell's state), where
+/// the word is on a cache line the operation touches anyway, so the lock costs no line of its
+/// own. A waiter spins briefly, then yields until the holder (likely preempted) is done.
+#[inline]
+pub fn lock_bit(word: &std::sync::atomic::AtomicU64, bit: u64) -> u64 {
+    use std::sync::atomic::Ordering::{Acquire, Relaxed};
+    let mut round = 0u32;
+    loop {
+        let value = word.load(Relaxed);
+        if value & bit == 0 && word.compare_exchange_weak(value, value | bit, Acquire, Relaxed).is_ok() {
+            return value;
+        }
+        // A few growing pauses cover a holder that is running; after them it was most likely
+        // preempted, and only giving up the core lets it finish.
+        if round < 6 {
+            (0..1u32 << round).for_each(|_| std::hint::spin_loop());
+            round += 1;
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}

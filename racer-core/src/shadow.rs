@@ -2,15 +2,13 @@
 //! the per-cell policy on it.
 //!
 //! Each cell carries its seen-access cache and a pointer to its own state in a slot of
-//! `state_slots` (no global table to look it up in); the state is guarded by one of a global
-//! array of shard locks, chosen by the cell's address. A cell can only move while nothing
-//! borrows it, so every access that can run concurrently with another picks the same shard. A
-//! new cell starts with no state, and a moved cell takes its state along.
+//! `state_slots` (no global table to look it up in); the state is guarded by a lock bit in the
+//! word that points to it. A new cell starts with no state, and a moved cell (moves need no
+//! lock: nothing borrows the cell) takes its state along.
 
 use std::panic::Location;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::lock::Mutex;
 
 use crate::algorithm::Recorded;
 use crate::report::{AccessKind, RaceKind};
@@ -54,19 +52,33 @@ pub fn slow_accesses_on_this_thread() -> u64 {
     SLOW_ACCESSES.try_with(std::cell::Cell::get).unwrap_or(0)
 }
 
-/// Many more shards than cores: threads working on different cells rarely meet on one lock.
-const SHARDS: usize = 128;
+/// The lock bit of a cell's `state` word: a state's slot pointer is 8-aligned, and its low two
+/// bits tag the algorithm (see `state_slots`), so the third bit is free.
+const LOCKED: u64 = 0b100;
+const _: () = assert!(state_slots::SLOT_ALIGN > LOCKED as usize);
 
-/// One shard's lock, alone on its cache line: two cores taking two shards never contend.
-#[repr(align(64))]
-struct ShardLock(Mutex<()>);
+/// A cell's lock, held while an access goes through its state. Dropping it stores `bits` (the
+/// state, possibly new) with the lock bit clear.
+struct CellLock<'a> {
+    state: &'a AtomicU64,
+    bits: StateBits,
+}
 
-static SHARD_LOCKS: [ShardLock; SHARDS] = [const { ShardLock(Mutex::new(())) }; SHARDS];
+impl<'a> CellLock<'a> {
+    /// The lock is a bit of the word that points to the state, on the cell's cache line: two
+    /// threads checking different cells never meet, and the lock costs no line of its own.
+    #[inline]
+    fn take(state: &'a AtomicU64) -> CellLock<'a> {
+        let bits = crate::lock::lock_bit(state, LOCKED) as StateBits;
+        CellLock { state, bits }
+    }
+}
 
-fn shard_lock(address: usize) -> &'static Mutex<()> {
-    // Fibonacci hashing of the address: neighbouring cells land on different shards.
-    let hash = (address as u64 >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    &SHARD_LOCKS[(hash >> 57) as usize % SHARDS].0
+impl Drop for CellLock<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.state.store(self.bits as u64, Ordering::Release);
+    }
 }
 
 /// The detector's part of a `Shared` cell: 40 bytes, plus its state's 40-byte slot in
@@ -74,18 +86,18 @@ fn shard_lock(address: usize) -> &'static Mutex<()> {
 /// at most one read since its last write (more parallel reads spill to the heap).
 ///
 /// Invariant: `state` is 0 until the cell's first checked access, then owns the cell's state
-/// (see `StateBits`) until the cell's last write frees it. It is set, and the state reached,
-/// only under the cell's shard lock (or through `&mut self`); `seen` is updated under that
-/// lock, after the access went through the state.
+/// (see `StateBits`) until the cell's last write frees it; its `LOCKED` bit is the cell's lock.
+/// It is set, and the state reached, only under that lock (or through `&mut self`); `seen` is
+/// updated under that lock, after the access went through the state.
 #[derive(Debug)]
 pub struct CellMeta {
     seen: SeenAccesses,
-    state: AtomicUsize,
+    state: AtomicU64,
 }
 
 impl CellMeta {
     pub const fn new() -> CellMeta {
-        CellMeta { seen: SeenAccesses::new(), state: AtomicUsize::new(0) }
+        CellMeta { seen: SeenAccesses::new(), state: AtomicU64::new(0) }
     }
 
     /// Checks an access of the cell by the calling thread.
@@ -114,15 +126,14 @@ impl CellMeta {
             let cur = &*cur;
             let mut found: Vec<(RaceKind, Record)> = Vec::new();
             let (before, after) = {
-                let _shard = shard_lock(self as *const CellMeta as usize).lock();
-                let mut bits: StateBits = self.state.load(Ordering::Relaxed);
-                let is_new = bits == 0;
+                let mut lock = CellLock::take(&self.state);
+                let is_new = lock.bits == 0;
                 if is_new {
-                    bits = state_slots::new_state(crate::algorithm::selected());
-                    self.state.store(bits, Ordering::Relaxed);
+                    lock.bits = state_slots::new_state(crate::algorithm::selected());
                 }
+                let bits = lock.bits;
                 let algorithm = state_slots::algorithm(bits);
-                // SAFETY: `bits` is the cell's live state, and we hold the cell's shard lock.
+                // SAFETY: `bits` is the cell's live state, and we hold the cell's lock.
                 let cell = unsafe { state_slots::state_mut(bits) };
                 let before = (!is_new).then(|| stats::Footprint::of(cell, algorithm));
                 let mut race = |k: RaceKind, prev: &Record| found.push((k, prev.clone()));
@@ -147,7 +158,7 @@ impl CellMeta {
     /// state, which is then freed. Nothing keeps this access, so its stack is captured only
     /// when it races.
     pub fn last_write(&mut self, site: &'static Location<'static>, type_name: &'static str, address: usize) {
-        let bits = std::mem::take(self.state.get_mut());
+        let bits = std::mem::take(self.state.get_mut()) as StateBits;
         if bits == 0 {
             return;
         }

@@ -26,7 +26,7 @@
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe};
 
-use crate::clock::{Slot, VectorClock};
+use crate::clock::VectorClock;
 use crate::sync_clock::SyncEvent;
 use crate::thread_state::{with_current, ThreadState};
 
@@ -95,27 +95,14 @@ impl AtomicSync {
         AtomicSync { version: std::sync::atomic::AtomicU64::new(0), clock: AtomicClock::new(), created }
     }
 
-    /// Takes the lock (sets `BUSY`). Holders run one atomic instruction and a clock update, so
-    /// a waiter spins, and yields only if the holder was preempted.
+    /// Takes the lock (sets `BUSY`).
     #[inline]
     fn lock(&self) -> Locked<'_> {
-        use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-        let mut spins = 0u32;
-        loop {
-            let version = self.version.load(Relaxed);
-            if version & BUSY == 0 && self.version.compare_exchange_weak(version, version | BUSY, Acquire, Relaxed).is_ok() {
-                // A lock-free load that reads a value written under this lock, or a clock word
-                // written under it, then sees `BUSY` (or a later version) when it checks.
-                std::sync::atomic::fence(Release);
-                return Locked { sync: self, version };
-            }
-            spins += 1;
-            if spins % 64 == 0 {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
-        }
+        let version = crate::lock::lock_bit(&self.version, BUSY);
+        // A lock-free load that reads a value written under this lock, or a clock word written
+        // under it, then sees `BUSY` (or a later version) when it checks.
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+        Locked { sync: self, version }
     }
 
     /// A load: without the lock when the version is not locked and stays the same around it
