@@ -150,7 +150,7 @@ impl SyncEvent {
 
     /// Equality by address: events are built from `'static` literals and `Location`s, so the
     /// same operation at the same site has the same pointers (and a miss only costs a lookup).
-    fn same_as(&self, other: &SyncEvent) -> bool {
+    pub fn same_as(&self, other: &SyncEvent) -> bool {
         std::ptr::eq(self.op, other.op)
             && std::ptr::eq(self.object, other.object)
             && std::ptr::eq(self.at, other.at)

@@ -227,9 +227,13 @@ impl ThreadState {
         self.publish_segment();
     }
 
+    #[inline]
     pub fn note_sync(&mut self, event: SyncEvent) {
-        self.last_sync = Some(event);
-        self.last_sync_id = None;
+        // A loop synchronises at the same site again and again: its interned id stays valid.
+        if !self.last_sync.is_some_and(|last| last.same_as(&event)) {
+            self.last_sync = Some(event);
+            self.last_sync_id = None;
+        }
     }
 
     /// The interned last synchronisation event, for an access record.
