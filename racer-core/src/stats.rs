@@ -201,7 +201,8 @@ pub struct Footprint {
 
 impl Footprint {
     pub fn of(state: &dyn CellPolicy<AccessInfo>, algorithm: u8) -> Footprint {
-        Footprint { algorithm: algorithm_index(algorithm), segments: state.segments(), heap_bytes: state.heap_bytes() }
+        let (segments, heap_bytes) = state.footprint();
+        Footprint { algorithm: algorithm_index(algorithm), segments, heap_bytes }
     }
 }
 

@@ -53,6 +53,11 @@ pub trait CellPolicy<I: Clone> {
     fn segments(&self) -> usize;
     /// Bytes the state holds on the heap, outside its own `size_of`.
     fn heap_bytes(&self) -> usize;
+    /// `(segments(), heap_bytes())` in one call: taken around every slow-path access.
+    #[inline]
+    fn footprint(&self) -> (usize, usize) {
+        (self.segments(), self.heap_bytes())
+    }
 }
 
 /// The algorithms that can be selected (option `algorithm`).
