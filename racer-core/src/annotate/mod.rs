@@ -119,7 +119,7 @@ pub fn benign_range(addr: impl Address, len: usize) {
 ///
 /// ```
 /// use std::mem::MaybeUninit;
-/// let ring: Box<[MaybeUninit<u64>]> = Box::new_uninit_slice(16);
+/// let ring: Box<[MaybeUninit<u64>]> = vec![MaybeUninit::uninit(); 16].into_boxed_slice();
 /// let slot = ring[3].as_ptr();
 /// racer::annotate::read(slot, std::mem::size_of::<u64>());
 /// ```
