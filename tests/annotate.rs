@@ -254,8 +254,22 @@ fn races_on_a_benign_cell_are_not_reported_and_on_its_neighbour_they_are() {
                 write(&p2, 2)
             },
         ));
-        // The mark is by address: forget it before the memory can hold another cell.
-        annotate::forget(&*benign, 8);
+        // The mark is by address: forget the cell's memory before it can hold another cell.
+        annotate::forget(&*benign, std::mem::size_of_val(&*benign));
+    });
+    let (first, second) = sites.unwrap();
+    assert_one_race(&report, RaceKind::Output, ("first", first), ("second", second));
+}
+
+#[test]
+fn forgetting_a_benign_cells_memory_ends_the_mark() {
+    let mut sites = None;
+    let report = racer::check(|| {
+        let cell = Arc::new(Shared::new(0u64));
+        annotate::benign(&*cell);
+        annotate::forget(&*cell, std::mem::size_of_val(&*cell));
+        let (c1, c2) = (cell.clone(), cell.clone());
+        sites = Some(one_then_other(move || write(&c1, 1), move || write(&c2, 2)));
     });
     let (first, second) = sites.unwrap();
     assert_one_race(&report, RaceKind::Output, ("first", first), ("second", second));

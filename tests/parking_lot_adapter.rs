@@ -287,3 +287,34 @@ fn the_same_spin_lock_without_the_adapter_is_invisible() {
     let (first, second) = sites.unwrap();
     assert_one_race(&report, RaceKind::Output, ("first", first), ("second", second));
 }
+
+/// The adapter also feeds deadlock detection: two parking_lot mutexes taken in both orders (by
+/// two threads one after the other, so nothing hangs) are a lock-order inversion.
+#[test]
+fn a_parking_lot_lock_order_inversion_is_reported() {
+    let report = racer::check(|| {
+        let a = Arc::new(Mutex::new(()));
+        let b = Arc::new(Mutex::new(()));
+        let (a1, b1, a2, b2) = (a.clone(), b.clone(), a.clone(), b.clone());
+        named("first", move || {
+            let _a = a1.lock();
+            let _b = b1.lock();
+        })
+        .join()
+        .unwrap();
+        named("second", move || {
+            let _b = b2.lock();
+            let _a = a2.lock();
+        })
+        .join()
+        .unwrap();
+    });
+    assert!(report.races().is_empty(), "{report}");
+    assert_eq!(report.deadlocks().len(), 1, "{report}");
+    let d = &report.deadlocks()[0];
+    assert_eq!(d.kind(), racer::DeadlockKind::LockOrderInversion, "{d}");
+    assert_eq!(d.edges().len(), 2, "{d}");
+    for e in d.edges() {
+        assert_eq!(e.held().object(), "Mutex (lock_api)", "{d}");
+    }
+}

@@ -92,9 +92,9 @@ pub fn ignore_accesses<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Marks a cell's races benign (TSan's `AnnotateBenignRace`): they are still found, but never
-/// reported. The mark is on the cell's address and lasts until [`forget`] of it, so mark a cell
-/// that lives as long as the program (a `static`, a leaked counter), or forget it before the
-/// memory is reused.
+/// reported. The mark is on the cell's address and lasts until [`forget`] of the cell's memory
+/// (`forget(&cell, size_of_val(&cell))`), so mark a cell that lives as long as the program (a
+/// `static`, a leaked counter), or forget it before its memory is reused.
 ///
 /// ```
 /// static APPROXIMATE_COUNT: racer::Shared<u64> = racer::Shared::new(0);
