@@ -9,7 +9,7 @@
 //! This crate only re-exports: the runtime is `racer-rt`, the macros `racer-macros`.
 
 pub use racer_macros::test;
-pub use racer_rt::{check, sync, thread, Access, AccessKind, Frame, Race, RaceKind, Report, Shared, ENABLED};
+pub use racer_rt::{annotate, check, lock_api, parking_lot, sync, thread, Access, AccessKind, Frame, Race, RaceKind, Report, Shared, ENABLED};
 pub use racer_rt::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 #[cfg(feature = "race-detect")]
 pub use racer_rt::{stats, AlgorithmStats, Stats};

@@ -12,6 +12,7 @@
 //! are this crate's.
 
 mod algorithm;
+pub mod annotate;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[doc(hidden)]
 pub mod cfi_walk;
@@ -20,6 +21,8 @@ mod deadlock;
 mod deadlock_report;
 mod exit;
 mod fast_hash;
+#[doc(hidden)]
+pub mod foreign_lock;
 mod lock;
 mod options;
 mod output;

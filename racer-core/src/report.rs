@@ -198,7 +198,8 @@ impl Race {
         &self.current
     }
 
-    /// The type inside the `Shared` cell.
+    /// The type inside the `Shared` cell, or `"raw memory"` for memory checked by
+    /// `racer::annotate::read`/`write`.
     pub fn type_name(&self) -> &'static str {
         self.type_name
     }
@@ -227,13 +228,18 @@ pub(crate) fn capitalised(word: &str) -> String {
 impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "==================")?;
-        writeln!(
-            f,
-            "WARNING: racer: data race ({}) on Shared<{}> at {:#x}",
-            self.kind.explained(),
-            self.type_name,
-            self.address
-        )?;
+        // Raw memory checked by `annotate::read`/`write` has no type to name.
+        if self.type_name == "raw memory" {
+            writeln!(f, "WARNING: racer: data race ({}) on raw memory at {:#x}", self.kind.explained(), self.address)?;
+        } else {
+            writeln!(
+                f,
+                "WARNING: racer: data race ({}) on Shared<{}> at {:#x}",
+                self.kind.explained(),
+                self.type_name,
+                self.address
+            )?;
+        }
         for (access, prefix) in [(&self.current, ""), (&self.previous, "Previous ")] {
             let noun = access.kind.noun();
             let head = if prefix.is_empty() { capitalised(noun) } else { format!("{prefix}{noun}") };

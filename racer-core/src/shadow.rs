@@ -111,6 +111,10 @@ impl CellMeta {
     #[cold]
     #[inline(never)]
     fn access_slow(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
+        // Inside `annotate::ignore_accesses`: neither checked nor remembered (nor cached).
+        if crate::annotate::ignoring() {
+            return;
+        }
         let _ = SLOW_ACCESSES.try_with(|n| n.set(n.get() + 1));
         with_current(|t| {
             // Never dropped: its handle is uncounted (the state keeps counted clones of it).
@@ -166,8 +170,8 @@ impl CellMeta {
         let cell = unsafe { state_slots::take_state(bits) };
         stats::cell_forgotten(&cell);
         let key = current_seen_key();
-        if self.seen.contains(AccessKind::Write, key) {
-            return; // this segment wrote it last: nothing new to find
+        if self.seen.contains(AccessKind::Write, key) || crate::annotate::ignoring() {
+            return; // this segment wrote it last, or ignores its accesses: nothing to find
         }
         with_current(|t| {
             let mut found: Vec<(RaceKind, Record)> = Vec::new();

@@ -59,6 +59,11 @@ impl<T> Shared<T> {
 }
 
 impl<T: ?Sized> Shared<T> {
+    /// The address of the value: what a race on the cell names (`annotate::benign` marks it).
+    pub(crate) fn value_address(&self) -> usize {
+        self.value.get() as *const u8 as usize
+    }
+
     /// The final write of a cell that is going away; frees its shadow state.
     fn last_write(&mut self, site: &'static Location<'static>) {
         let value = self.value.get() as *const u8 as usize;

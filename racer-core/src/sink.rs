@@ -149,6 +149,10 @@ fn site_pair(a: &Location<'static>, b: &Location<'static>) -> SitePair {
 
 /// Called by the shadow memory, without any of its locks held, for each race it finds.
 pub fn race_found(t: &ThreadState, kind: RaceKind, prev: &Record, cur: &Record, type_name: &'static str, address: usize) {
+    // Marked benign by `annotate::benign`: found, never reported.
+    if crate::annotate::is_benign(address) {
+        return;
+    }
     // Before the dedup below: a suppressed race must not hide an unsuppressed one at the same
     // two sites (suppressions match stacks, dedup only sites).
     if crate::options::get().suppressions.suppresses(prev, cur) {

@@ -105,3 +105,83 @@ impl<T: ?Sized> fmt::Debug for Shared<T> {
         f.debug_struct("Shared").field("type", &std::any::type_name::<T>()).finish_non_exhaustive()
     }
 }
+
+/// `racer::annotate` without a detector: every function is empty and inline, so annotated code
+/// costs nothing. See the feature-on build's documentation (and README, "Synchronisation racer
+/// cannot see") for what each one tells the detector.
+pub mod annotate {
+    pub use crate::address::Address;
+    use crate::disabled::Shared;
+
+    /// A release of `addr`: a happens-before edge to every later `acquire` of it.
+    #[inline(always)]
+    pub fn release(addr: impl Address) {
+        let _ = addr;
+    }
+
+    /// An acquire of `addr`: ordered after every `release` of it so far.
+    #[inline(always)]
+    pub fn acquire(addr: impl Address) {
+        let _ = addr;
+    }
+
+    /// Forgets the clock of `addr`.
+    #[inline(always)]
+    pub fn forget_sync(addr: impl Address) {
+        let _ = addr;
+    }
+
+    /// Runs `f` with the thread's accesses unchecked (here: just runs `f`).
+    #[inline(always)]
+    pub fn ignore_accesses<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
+
+    /// Marks a cell's races benign.
+    #[inline(always)]
+    pub fn benign<T: ?Sized>(cell: &Shared<T>) {
+        let _ = cell;
+    }
+
+    /// Marks races on `len` bytes at `addr` benign.
+    #[inline(always)]
+    pub fn benign_range(addr: impl Address, len: usize) {
+        let _ = (addr, len);
+    }
+
+    /// A checked read of `len` bytes of raw memory at `addr`.
+    #[inline(always)]
+    pub fn read(addr: impl Address, len: usize) {
+        let _ = (addr, len);
+    }
+
+    /// A checked write of `len` bytes of raw memory at `addr`.
+    #[inline(always)]
+    pub fn write(addr: impl Address, len: usize) {
+        let _ = (addr, len);
+    }
+
+    /// Forgets the raw shadow and benign marks of `len` bytes at `addr`.
+    #[inline(always)]
+    pub fn forget(addr: impl Address, len: usize) {
+        let _ = (addr, len);
+    }
+}
+
+/// `racer::lock_api` without a detector: each adapter is the raw lock itself.
+pub mod lock_api {
+    /// With the feature on, `R` with racer's edges; here `R` itself.
+    pub type RawMutex<R> = R;
+    /// With the feature on, `R` with racer's edges; here `R` itself.
+    pub type RawRwLock<R> = R;
+}
+
+/// `racer::parking_lot` without a detector: parking_lot's own items.
+pub mod parking_lot {
+    pub use parking_lot_crate::{
+        const_fair_mutex, const_mutex, const_reentrant_mutex, const_rwlock, FairMutex, FairMutexGuard,
+        MappedFairMutexGuard, MappedMutexGuard, MappedReentrantMutexGuard, MappedRwLockReadGuard,
+        MappedRwLockWriteGuard, Mutex, MutexGuard, RawFairMutex, RawMutex, RawRwLock, RawThreadId, ReentrantMutex,
+        ReentrantMutexGuard, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard,
+    };
+}

@@ -17,7 +17,10 @@ mod deadlock_report;
 #[cfg(not(feature = "race-detect"))]
 pub use deadlock_report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 #[cfg(not(feature = "race-detect"))]
-pub use disabled::{check, sync, thread, Shared, ENABLED};
+#[path = "../../racer-core/src/annotate/address.rs"]
+mod address;
+#[cfg(not(feature = "race-detect"))]
+pub use disabled::{annotate, check, lock_api, parking_lot, sync, thread, Shared, ENABLED};
 #[cfg(not(feature = "race-detect"))]
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
 
@@ -27,8 +30,19 @@ extern crate racer_core;
 #[cfg(feature = "race-detect")]
 mod platform;
 #[cfg(feature = "race-detect")]
+mod lock_adapter;
+#[cfg(feature = "race-detect")]
+pub mod parking_lot;
+/// Adapters that give any `lock_api` raw lock racer's happens-before edges:
+/// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
+/// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.
+#[cfg(feature = "race-detect")]
+pub mod lock_api {
+    pub use crate::lock_adapter::{RawMutex, RawRwLock};
+}
+#[cfg(feature = "race-detect")]
 pub use racer_core::{
-    check, oracle, select_algorithm, slow_accesses_on_this_thread, stats, sync, thread, trace, Access, AccessKind,
+    annotate, check, oracle, select_algorithm, slow_accesses_on_this_thread, stats, sync, thread, trace, Access, AccessKind,
     AlgorithmStats, BlockedThread, Deadlock, DeadlockKind, Frame, LockEdge, LockMode, LockUse, Race, RaceKind, Report,
     Shared, Stats, ENABLED,
 };

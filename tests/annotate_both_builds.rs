@@ -1,0 +1,52 @@
+//! `racer::annotate`, `racer::lock_api` and `racer::parking_lot` compile and run unchanged in
+//! both builds; with the feature off they are parking_lot's own types and empty functions.
+
+use std::any::TypeId;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use racer::parking_lot::{const_mutex, const_rwlock, Mutex, RwLock};
+use racer::{annotate, Shared};
+
+fn same_type<A: ?Sized + 'static, B: ?Sized + 'static>() -> bool {
+    TypeId::of::<A>() == TypeId::of::<B>()
+}
+
+static GLOBAL: Mutex<u32> = const_mutex(0);
+static TABLE: RwLock<Vec<u32>> = const_rwlock(Vec::new());
+
+#[test]
+fn the_same_code_compiles_in_both_builds() {
+    let cell = Shared::new(1u64);
+    let flag = AtomicBool::new(false);
+    annotate::release(&flag);
+    flag.store(true, Ordering::Release);
+    assert!(flag.load(Ordering::Acquire));
+    annotate::acquire(&flag);
+    annotate::acquire(&flag as *const AtomicBool);
+    annotate::forget_sync(&flag);
+    assert_eq!(annotate::ignore_accesses(|| unsafe { cell.get() }), 1);
+    annotate::benign(&cell);
+    let mut buf = [0u64; 4];
+    annotate::write(&mut buf[1], 8);
+    buf[1] = 7;
+    annotate::read(&buf[1], 8);
+    annotate::benign_range(buf.as_ptr(), 32);
+    annotate::forget(buf.as_ptr(), 32);
+    annotate::forget(&cell, std::mem::size_of_val(&cell));
+
+    *GLOBAL.lock() += 1;
+    TABLE.write().push(1);
+    assert_eq!(TABLE.read().len(), 1);
+    let m = Mutex::new(5);
+    assert_eq!(*m.lock(), 5);
+}
+
+#[test]
+fn with_the_feature_off_they_are_parking_lots_own() {
+    let own = same_type::<racer::parking_lot::Mutex<u32>, parking_lot::Mutex<u32>>()
+        && same_type::<racer::parking_lot::RwLock<u32>, parking_lot::RwLock<u32>>()
+        && same_type::<racer::parking_lot::ReentrantMutex<u32>, parking_lot::ReentrantMutex<u32>>()
+        && same_type::<racer::parking_lot::FairMutex<u32>, parking_lot::FairMutex<u32>>()
+        && same_type::<racer::lock_api::RawMutex<parking_lot::RawMutex>, parking_lot::RawMutex>();
+    assert_eq!(own, !racer::ENABLED);
+}

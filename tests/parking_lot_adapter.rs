@@ -1,0 +1,320 @@
+//! `racer::parking_lot` and the `racer::lock_api` adapters: sections under a parking_lot lock
+//! (through racer's raw-lock adapter) are ordered, a missing lock is found with both sites,
+//! reader-writer and upgradable sections order as racer's own `RwLock`, and a hand-written
+//! spin lock gains the same edges through `racer::lock_api::RawMutex`.
+//!
+//! Where one access must come before another in time, the threads hand over with `std::sync`
+//! (invisible to racer): the report is the same on every run.
+#![cfg(feature = "race-detect")]
+
+mod sync_support;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc as std_mpsc;
+use std::time::Duration;
+
+use racer::parking_lot::{
+    const_mutex, const_reentrant_mutex, const_rwlock, FairMutex, Mutex, ReentrantMutex, RwLock,
+    RwLockUpgradableReadGuard,
+};
+use racer::sync::Arc;
+use racer::{RaceKind, Shared};
+use sync_support::{assert_no_race, assert_one_race, named, read, write, Site};
+
+/// `first` on thread "first", then in time (not in happens-before) `second` on "second".
+fn one_then_other<A: Send + 'static, B: Send + 'static>(
+    first: impl FnOnce() -> A + Send + 'static,
+    second: impl FnOnce() -> B + Send + 'static,
+) -> (A, B) {
+    let (done, wait) = std_mpsc::channel::<()>();
+    let a = named("first", move || {
+        let r = first();
+        done.send(()).unwrap();
+        r
+    });
+    let b = named("second", move || {
+        wait.recv().unwrap();
+        second()
+    });
+    (a.join().unwrap(), b.join().unwrap())
+}
+
+#[test]
+fn parking_lot_mutex_sections_are_ordered() {
+    let report = racer::check(|| {
+        let shared = Arc::new((Mutex::new(()), Shared::new(0u64)));
+        let workers: Vec<_> = (0..4)
+            .map(|i| {
+                let s = shared.clone();
+                named(&format!("w{i}"), move || {
+                    for _ in 0..50 {
+                        let _g = s.0.lock();
+                        unsafe { s.1.set(s.1.get() + 1) };
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+        assert_eq!(unsafe { shared.1.get() }, 200);
+    });
+    assert_no_race(&report);
+}
+
+#[test]
+fn a_missing_parking_lot_lock_is_found() {
+    let mut sites = None;
+    let report = racer::check(|| {
+        let shared = Arc::new((Mutex::new(()), Shared::new(0u64)));
+        let (s1, s2) = (shared.clone(), shared.clone());
+        sites = Some(one_then_other(
+            move || {
+                let _g = s1.0.lock();
+                write(&s1.1, 1)
+            },
+            move || write(&s2.1, 2), // forgot the lock
+        ));
+    });
+    let (first, second) = sites.unwrap();
+    assert_one_race(&report, RaceKind::Output, ("first", first), ("second", second));
+}
+
+#[test]
+fn try_lock_and_timed_lock_order_too() {
+    let report = racer::check(|| {
+        let shared = Arc::new((Mutex::new(()), Shared::new(0u64)));
+        let (s1, s2) = (shared.clone(), shared.clone());
+        one_then_other(
+            move || {
+                let _g = s1.0.try_lock().expect("nobody holds it");
+                write(&s1.1, 1);
+            },
+            move || {
+                let _g = s2.0.try_lock_for(Duration::from_secs(60)).expect("free");
+                write(&s2.1, 2);
+            },
+        );
+    });
+    assert_no_race(&report);
+}
+
+/// The guard's `unlocked` (unlock, run, relock) and `unlock_fair` go through the adapter too.
+#[test]
+fn fair_unlocks_order_and_a_fair_mutex_works() {
+    let report = racer::check(|| {
+        let shared = Arc::new((FairMutex::new(()), Shared::new(0u64)));
+        let (s1, s2) = (shared.clone(), shared.clone());
+        one_then_other(
+            move || {
+                let g = s1.0.lock();
+                write(&s1.1, 1);
+                racer::parking_lot::FairMutexGuard::unlock_fair(g);
+            },
+            move || {
+                let _g = s2.0.lock();
+                write(&s2.1, 2);
+            },
+        );
+    });
+    assert_no_race(&report);
+}
+
+static COUNTER_LOCK: Mutex<()> = const_mutex(());
+static COUNTER: Shared<u64> = Shared::new(0);
+static TABLE_CELL: Shared<u64> = Shared::new(0);
+static REENTRANT_CELL: Shared<u64> = Shared::new(0);
+static TABLE: RwLock<()> = const_rwlock(());
+static REENTRANT: ReentrantMutex<()> = const_reentrant_mutex(());
+
+/// Each static lock guards its own cell (a first version of this test updated one cell under
+/// three different locks, and racer rightly reported it).
+#[test]
+fn const_locks_in_statics_order_their_sections() {
+    let report = racer::check(|| {
+        let workers: Vec<_> = (0..3)
+            .map(|i| {
+                named(&format!("s{i}"), move || {
+                    {
+                        let _g = COUNTER_LOCK.lock();
+                        unsafe { COUNTER.set(COUNTER.get() + 1) };
+                    }
+                    {
+                        let _w = TABLE.write();
+                        unsafe { TABLE_CELL.set(TABLE_CELL.get() + 1) };
+                    }
+                    let _outer = REENTRANT.lock();
+                    let _inner = REENTRANT.lock(); // re-entered: no deadlock, still ordered
+                    unsafe { REENTRANT_CELL.set(REENTRANT_CELL.get() + 1) };
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+    });
+    assert_no_race(&report);
+}
+
+#[test]
+fn rwlock_readers_stay_parallel_writers_are_ordered() {
+    // Ordered: a writer then readers then a writer.
+    let report = racer::check(|| {
+        let shared = Arc::new((RwLock::new(()), Shared::new(0u64)));
+        let (s1, s2) = (shared.clone(), shared.clone());
+        one_then_other(
+            move || {
+                let _w = s1.0.write();
+                write(&s1.1, 1);
+            },
+            move || {
+                let _r = s2.0.read();
+                read(&s2.1);
+            },
+        );
+        let _w = shared.0.write();
+        write(&shared.1, 2);
+    });
+    assert_no_race(&report);
+
+    // A write under a read lock races with a read under another read lock.
+    let mut sites: Option<(Site, Site)> = None;
+    let report = racer::check(|| {
+        let shared = Arc::new((RwLock::new(()), Shared::new(0u64)));
+        let (s1, s2) = (shared.clone(), shared.clone());
+        sites = Some(one_then_other(
+            move || {
+                let _r = s1.0.read();
+                read(&s1.1).1
+            },
+            move || {
+                let _r = s2.0.read();
+                write(&s2.1, 1) // wrong: writes under a read lock
+            },
+        ));
+    });
+    let (first, second) = sites.unwrap();
+    assert_one_race(&report, RaceKind::Anti, ("first", first), ("second", second));
+}
+
+#[test]
+fn an_upgraded_read_is_ordered_after_the_readers_and_before_the_next() {
+    let report = racer::check(|| {
+        let shared = Arc::new((RwLock::new(()), Shared::new(0u64)));
+        let (s1, s2) = (shared.clone(), shared.clone());
+        one_then_other(
+            move || {
+                let _r = s1.0.read();
+                read(&s1.1);
+            },
+            move || {
+                let up = s2.0.upgradable_read();
+                read(&s2.1);
+                let mut w = RwLockUpgradableReadGuard::upgrade(up);
+                write(&s2.1, 1);
+                *w = ();
+                let _r = racer::parking_lot::RwLockWriteGuard::downgrade(w);
+            },
+        );
+        let _r = shared.0.read();
+        read(&shared.1);
+    });
+    assert_no_race(&report);
+}
+
+/// A spin lock racer knows nothing of, made visible by `racer::lock_api::RawMutex`.
+struct Spin(AtomicBool);
+
+unsafe impl lock_api::RawMutex for Spin {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Spin = Spin(AtomicBool::new(false));
+    type GuardMarker = lock_api::GuardSend;
+
+    fn lock(&self) {
+        while !self.try_lock() {
+            std::thread::yield_now();
+        }
+    }
+
+    fn try_lock(&self) -> bool {
+        self.0.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_ok()
+    }
+
+    unsafe fn unlock(&self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+type SpinMutex<T> = lock_api::Mutex<racer::lock_api::RawMutex<Spin>, T>;
+type BareSpinMutex<T> = lock_api::Mutex<Spin, T>;
+
+#[test]
+fn a_hand_written_spin_lock_through_the_adapter_orders_its_sections() {
+    let report = racer::check(|| {
+        let shared = Arc::new((SpinMutex::new(()), Shared::new(0u64)));
+        let (s1, s2) = (shared.clone(), shared.clone());
+        one_then_other(
+            move || {
+                let _g = s1.0.lock();
+                write(&s1.1, 1);
+            },
+            move || {
+                let _g = s2.0.lock();
+                write(&s2.1, 2);
+            },
+        );
+    });
+    assert_no_race(&report);
+}
+
+#[test]
+fn the_same_spin_lock_without_the_adapter_is_invisible() {
+    let mut sites = None;
+    let report = racer::check(|| {
+        let shared = Arc::new((BareSpinMutex::new(()), Shared::new(0u64)));
+        let (s1, s2) = (shared.clone(), shared.clone());
+        sites = Some(one_then_other(
+            move || {
+                let _g = s1.0.lock();
+                write(&s1.1, 1)
+            },
+            move || {
+                let _g = s2.0.lock();
+                write(&s2.1, 2)
+            },
+        ));
+    });
+    let (first, second) = sites.unwrap();
+    assert_one_race(&report, RaceKind::Output, ("first", first), ("second", second));
+}
+
+/// The adapter also feeds deadlock detection: two parking_lot mutexes taken in both orders (by
+/// two threads one after the other, so nothing hangs) are a lock-order inversion.
+#[test]
+fn a_parking_lot_lock_order_inversion_is_reported() {
+    let report = racer::check(|| {
+        let a = Arc::new(Mutex::new(()));
+        let b = Arc::new(Mutex::new(()));
+        let (a1, b1, a2, b2) = (a.clone(), b.clone(), a.clone(), b.clone());
+        named("first", move || {
+            let _a = a1.lock();
+            let _b = b1.lock();
+        })
+        .join()
+        .unwrap();
+        named("second", move || {
+            let _b = b2.lock();
+            let _a = a2.lock();
+        })
+        .join()
+        .unwrap();
+    });
+    assert!(report.races().is_empty(), "{report}");
+    assert_eq!(report.deadlocks().len(), 1, "{report}");
+    let d = &report.deadlocks()[0];
+    assert_eq!(d.kind(), racer::DeadlockKind::LockOrderInversion, "{d}");
+    assert_eq!(d.edges().len(), 2, "{d}");
+    for e in d.edges() {
+        assert_eq!(e.held().object(), "Mutex (lock_api)", "{d}");
+    }
+}
