@@ -14,7 +14,7 @@ use std::sync::mpsc as std_mpsc;
 
 use racer::sync::Arc;
 use racer::{annotate, RaceKind, Shared};
-use sync_support::{assert_no_race, assert_one_race, named, read, write, Site};
+use sync_support::{Site, assert_no_race, assert_one_race, named, one_then_other, read, write};
 
 /// A futex-like flag: a std atomic set once by its releaser and waited for by spinning (what
 /// racer sees of this: nothing).
@@ -144,24 +144,6 @@ fn forget_sync_drops_the_clock_of_an_address() {
     });
     let (w, r) = sites.unwrap();
     assert_one_race(&report, RaceKind::Flow, ("writer", w), ("reader", r));
-}
-
-/// `first` on thread "first", then in time (not in happens-before) `second` on "second".
-fn one_then_other<A: Send + 'static, B: Send + 'static>(
-    first: impl FnOnce() -> A + Send + 'static,
-    second: impl FnOnce() -> B + Send + 'static,
-) -> (A, B) {
-    let (done, wait) = std_mpsc::channel::<()>();
-    let a = named("first", move || {
-        let r = first();
-        done.send(()).unwrap();
-        r
-    });
-    let b = named("second", move || {
-        wait.recv().unwrap();
-        second()
-    });
-    (a.join().unwrap(), b.join().unwrap())
 }
 
 #[test]

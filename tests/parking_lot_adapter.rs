@@ -10,7 +10,6 @@
 mod sync_support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc as std_mpsc;
 use std::time::Duration;
 
 use racer::parking_lot::{
@@ -19,25 +18,7 @@ use racer::parking_lot::{
 };
 use racer::sync::Arc;
 use racer::{RaceKind, Shared};
-use sync_support::{assert_no_race, assert_one_race, named, read, write, Site};
-
-/// `first` on thread "first", then in time (not in happens-before) `second` on "second".
-fn one_then_other<A: Send + 'static, B: Send + 'static>(
-    first: impl FnOnce() -> A + Send + 'static,
-    second: impl FnOnce() -> B + Send + 'static,
-) -> (A, B) {
-    let (done, wait) = std_mpsc::channel::<()>();
-    let a = named("first", move || {
-        let r = first();
-        done.send(()).unwrap();
-        r
-    });
-    let b = named("second", move || {
-        wait.recv().unwrap();
-        second()
-    });
-    (a.join().unwrap(), b.join().unwrap())
-}
+use sync_support::{Site, assert_no_race, assert_one_race, named, one_then_other, read, write};
 
 #[test]
 fn parking_lot_mutex_sections_are_ordered() {

@@ -12,11 +12,10 @@ mod sync_support;
 
 use std::mem::MaybeUninit;
 use std::panic::Location;
-use std::sync::mpsc as std_mpsc;
 
 use racer::sync::{Arc, Mutex};
 use racer::{annotate, RaceKind};
-use sync_support::{assert_no_race, assert_one_race, named, Site};
+use sync_support::{Site, assert_no_race, assert_one_race, named, one_then_other};
 
 /// A buffer of `T`s in one raw allocation, shared by pointer (what a ring buffer or an arena
 /// does), its accesses annotated.
@@ -66,24 +65,6 @@ impl<T> Drop for Buffer<T> {
         // SAFETY: made by `Box::into_raw` of a slice of `len`.
         drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.slots, self.len)) });
     }
-}
-
-/// `first` on thread "first", then in time (not in happens-before) `second` on "second".
-fn one_then_other<A: Send + 'static, B: Send + 'static>(
-    first: impl FnOnce() -> A + Send + 'static,
-    second: impl FnOnce() -> B + Send + 'static,
-) -> (A, B) {
-    let (done, wait) = std_mpsc::channel::<()>();
-    let a = named("first", move || {
-        let r = first();
-        done.send(()).unwrap();
-        r
-    });
-    let b = named("second", move || {
-        wait.recv().unwrap();
-        second()
-    });
-    (a.join().unwrap(), b.join().unwrap())
 }
 
 #[test]

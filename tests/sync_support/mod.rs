@@ -52,3 +52,21 @@ pub fn assert_one_race(report: &Report, kind: RaceKind, previous: (&str, Site), 
     }
     race
 }
+
+/// `first` on thread "first", then in time (not in happens-before) `second` on "second".
+pub fn one_then_other<A: Send + 'static, B: Send + 'static>(
+    first: impl FnOnce() -> A + Send + 'static,
+    second: impl FnOnce() -> B + Send + 'static,
+) -> (A, B) {
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let a = named("first", move || {
+        let r = first();
+        done.send(()).unwrap();
+        r
+    });
+    let b = named("second", move || {
+        wait.recv().unwrap();
+        second()
+    });
+    (a.join().unwrap(), b.join().unwrap())
+}
