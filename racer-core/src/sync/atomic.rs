@@ -64,6 +64,11 @@ enum Effect {
 /// the stamp names the present release clock: no two clocks an atomic ever has, nor those of
 /// two atomics, share a stamp, except that an atomic that never held a release has stamp 0.
 /// When `RELEASED` is clear, `clock` is stale and ignored.
+///
+/// Laid out after the real atomic, in one cache line with it (`repr(C)` here and `align(64)` on
+/// the atomic types): the value, the version and the words a lock-free load reads, so that a
+/// hand-off between two cores moves one line, as std's does.
+#[repr(C)]
 struct AtomicSync {
     version: std::sync::atomic::AtomicU64,
     clock: AtomicClock,
@@ -508,6 +513,7 @@ macro_rules! atomic_int {
         ///
         /// Invariant: `inner` is the real value; `sync` holds the release clock of that value
         /// and changes only together with it, under its lock.
+        #[repr(C, align(64))]
         pub struct $atomic {
             inner: std::sync::atomic::$atomic,
             sync: AtomicSync,
@@ -565,6 +571,7 @@ atomic_int! {
 /// A boolean shared between threads, as `std::sync::atomic::AtomicBool`.
 ///
 /// Invariant: as for the integer atomics.
+#[repr(C, align(64))]
 pub struct AtomicBool {
     inner: std::sync::atomic::AtomicBool,
     sync: AtomicSync,
@@ -611,6 +618,7 @@ impl RefUnwindSafe for AtomicBool {}
 /// A raw pointer shared between threads, as `std::sync::atomic::AtomicPtr`.
 ///
 /// Invariant: as for the integer atomics.
+#[repr(C, align(64))]
 pub struct AtomicPtr<T> {
     inner: std::sync::atomic::AtomicPtr<T>,
     sync: AtomicSync,

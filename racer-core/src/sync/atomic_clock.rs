@@ -13,13 +13,15 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::clock::{Epoch, VectorClock};
 
-/// How many components a load can read without the lock: one cache line.
-pub(crate) const WORDS: usize = 8;
+/// How many components a load can read without the lock: what is left of one cache line after
+/// the atomic's value and version (see `AtomicSync`).
+pub(crate) const WORDS: usize = 6;
 
 /// A vector clock readable without the lock of its owner up to `WORDS` components.
 ///
 /// Invariant: component `i < WORDS` is `words[i]`, component `WORDS + j` is `rest[j]`; `words`
 /// are written, and `rest` read or written, only by the holder of the owning atomic's lock.
+#[repr(C)]
 pub(crate) struct AtomicClock {
     words: [AtomicU64; WORDS],
     rest: UnsafeCell<Vec<Epoch>>,
@@ -108,6 +110,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_value_version_and_words_of_an_atomic_share_one_cache_line() {
+        assert_eq!(std::mem::align_of::<crate::sync::atomic::AtomicUsize>(), 64);
+        assert!(8 + 8 + WORDS * 8 <= 64);
+    }
+
+    #[test]
     fn stores_joins_and_reads_back_narrow_and_wide_clocks() {
         let c = AtomicClock::new();
         let mut a = VectorClock::new();
@@ -121,6 +129,7 @@ mod tests {
             assert!(c.is_wide());
             c.store(&b, true);
             assert_eq!(c.to_vector().epochs(), &[2, 3, 0, 0, 0, 0, 0, 0, 0, 4]);
+            assert!(WORDS < 9, "slot 9 is beyond the words");
             c.store(&b, false);
             assert!(!c.is_wide());
             assert_eq!(c.to_vector().epochs(), &[2, 1]);
