@@ -52,10 +52,10 @@ pub fn slow_accesses_on_this_thread() -> u64 {
     SLOW_ACCESSES.try_with(std::cell::Cell::get).unwrap_or(0)
 }
 
-/// The lock bit of a cell's `state` word: a state's slot pointer is 8-aligned, and its low two
-/// bits tag the algorithm (see `state_slots`), so the third bit is free.
-const LOCKED: u64 = 0b100;
-const _: () = assert!(state_slots::SLOT_ALIGN > LOCKED as usize);
+/// The lock bit of a cell's `state` word: its top bit, which no state's address has (user
+/// space ends far below 2^63, and a 32-bit address fills only the low half of the word), so the
+/// low bits stay free for the state's tag (see `state_slots`).
+const LOCKED: u64 = 1 << 63;
 
 /// A cell's lock, held while an access goes through its state. Dropping it stores `bits` (the
 /// state, possibly new) with the lock bit clear.

@@ -27,9 +27,6 @@ union Slot {
     next_free: Option<NonNull<Slot>>,
 }
 
-/// Alignment of a slot: the bits of a state pointer below it are free for tags and a lock.
-pub const SLOT_ALIGN: usize = std::mem::align_of::<Slot>();
-
 /// Bytes of one slot.
 pub const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 
