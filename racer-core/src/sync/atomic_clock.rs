@@ -83,9 +83,7 @@ impl AtomicClock {
         let epochs = src.epochs();
         for (i, word) in self.words.iter().enumerate() {
             let theirs = epochs.get(i).copied().unwrap_or(0);
-            if !join {
-                word.store(theirs, Relaxed);
-            } else if theirs > word.load(Relaxed) {
+            if !join || theirs > word.load(Relaxed) {
                 word.store(theirs, Relaxed);
             }
         }
