@@ -1,0 +1,3 @@
+pub mod shared;
+pub mod sync;
+pub mod thread;

@@ -1,0 +1,5 @@
+pub mod fast_hash;
+pub mod lock;
+pub mod platform;
+pub mod sharded_map;
+pub mod small_vec;

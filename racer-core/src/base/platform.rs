@@ -1,0 +1,69 @@
+//! What the detector needs from outside the standard library, filled in by `racer-rt` before
+//! `main`: reading unwind tables (`gimli`), unwinding and symbolising (`backtrace`), and a few
+//! C library calls (`libc`). This crate is compiled by `racer-rt`'s build script with `rustc`
+//! alone, which cannot hand it other crates; calls through these hooks are rare (a new code
+//! address, a report, a thread's start, the process's end).
+//!
+//! Invariant: [`get`] returns the installed hooks once [`install`] ran, and until then (or in
+//! this crate's own unit tests) hooks that do without: no unwind tables, no symbols, std's
+//! stderr and `std::process::exit`.
+
+use std::sync::OnceLock;
+
+/// One symbol of a code address, as a report prints it.
+#[derive(Debug, Clone, Default)]
+pub struct Symbol {
+    /// The demangled name, without its hash.
+    pub function: Option<String>,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+}
+
+pub struct Platform {
+    /// The unwind rule of the code at an address (see `cfi_walk::Rule`).
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    pub unwind_rule: fn(usize) -> crate::provenance::cfi_walk::Rule,
+    /// Unwinds the calling thread's stack, handing each frame's instruction pointer to the
+    /// callback until it returns false.
+    pub unwind: fn(&mut dyn FnMut(usize) -> bool),
+    /// The symbols of a code address, innermost inlined function first.
+    pub resolve: fn(usize) -> Vec<Symbol>,
+    /// The calling thread's stack, `[low, high)`.
+    pub stack_range: fn() -> Option<(usize, usize)>,
+    pub is_main_thread: fn() -> bool,
+    /// Registers a function to run at process end, after Rust flushed its output; false if it
+    /// could not.
+    pub at_exit: fn(extern "C" fn()) -> bool,
+    /// Flushes C's streams and ends the process at once, running no exit handlers.
+    pub end_process: fn(i32) -> !,
+    /// Writes to file descriptor 2 directly, taking no lock of std's.
+    pub write_stderr: fn(&[u8]),
+}
+
+static INSTALLED: OnceLock<Platform> = OnceLock::new();
+
+/// Installs the hooks; later calls are ignored.
+pub fn install(platform: Platform) {
+    let _ = INSTALLED.set(platform);
+}
+
+#[inline]
+pub fn get() -> &'static Platform {
+    INSTALLED.get().unwrap_or(&WITHOUT)
+}
+
+static WITHOUT: Platform = Platform {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    unwind_rule: |_| crate::provenance::cfi_walk::Rule::UNKNOWN,
+    unwind: |_| {},
+    resolve: |_| Vec::new(),
+    stack_range: || None,
+    is_main_thread: || std::thread::current().name() == Some("main"),
+    at_exit: |_| false,
+    end_process: |status| std::process::exit(status),
+    write_stderr: |bytes| {
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(bytes);
+    },
+};

@@ -1,0 +1,2 @@
+pub mod options;
+pub mod suppressions;

@@ -1,0 +1,158 @@
+//! The per-cell detection policies of the seed paper ("A Theory of Data Race Detection",
+//! Banerjee, Bliss, Ma, Petersen). The shadow memory keeps one policy state per cell and feeds
+//! it every access that is not a same-segment re-access; only what is remembered per cell
+//! differs between the algorithms:
+//!
+//! - Algorithm 3 ([`Alg3`], Intel Thread Checker): the last read and the last write segment.
+//!   Cheap (2 segments), never wrong when it speaks, but it can miss a race.
+//! - Algorithm 4 ([`Alg4`], racer's default): the last write and the set of mutually parallel
+//!   reads since it, `1 + p` segments with `p <= t`. Reports at least one race on every racy cell.
+//! - Algorithm 5 ([`Alg5`], "current conflicts"): the last read and the last write segment of
+//!   every thread, up to `2t` segments. Same guarantee as Algorithm 4, more storage.
+//!
+//! The policies know nothing of threads, stacks or reports: an access is a [`Recorded`] segment
+//! plus an opaque payload `I` (the runtime stores stack and thread there, trace tests an event
+//! index), and the accessing thread's present is its vector clock.
+
+mod alg3;
+mod alg4;
+mod alg5;
+
+pub use alg3::Alg3;
+pub use alg4::Alg4;
+pub use alg5::Alg5;
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::model::clock::{Segment, VectorClock};
+pub use crate::report::RaceKind;
+
+/// One access remembered in a cell: the segment that made it and what to report about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded<I> {
+    pub segment: Segment,
+    pub info: I,
+}
+
+/// A per-cell detection policy.
+///
+/// Contract: `read`/`write` are called with the accessing thread's current segment in `cur` and
+/// its vector clock in `now` (so `now.covers(cur.segment)`); they call `race(kind, previous)` for
+/// every remembered access that conflicts with `cur` and is parallel to it, then update the state.
+pub trait CellPolicy<I: Clone> {
+    fn read(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>));
+    fn write(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+        self.check_write(now, race);
+        self.record_write(cur);
+    }
+    /// The check half of `write`: reports what a write by the owner of `now` races with.
+    fn check_write(&self, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>));
+    /// The update half of `write`: remembers `cur` as the last write.
+    fn record_write(&mut self, cur: &Recorded<I>);
+    /// Number of segments remembered now (the paper's storage measure).
+    fn segments(&self) -> usize;
+    /// Bytes the state holds on the heap, outside its own `size_of`.
+    fn heap_bytes(&self) -> usize;
+}
+
+/// The algorithms that can be selected (option `algorithm`).
+pub const ALGORITHMS: [u8; 3] = [3, 4, 5];
+
+/// The per-cell state of one cell under whichever algorithm was selected when the cell was
+/// first tracked. A cell keeps its algorithm for life, so switching the selection never mixes
+/// two policies' states.
+#[derive(Debug, Clone)]
+pub enum AnyPolicy<I> {
+    Alg3(Alg3<I>),
+    Alg4(Alg4<I>),
+    Alg5(Alg5<I>),
+}
+
+impl<I: Clone> AnyPolicy<I> {
+    /// An empty state of `algorithm` (3, 4 or 5; anything else is Algorithm 4, the default).
+    pub fn new(algorithm: u8) -> AnyPolicy<I> {
+        match algorithm {
+            3 => AnyPolicy::Alg3(Alg3::default()),
+            5 => AnyPolicy::Alg5(Alg5::default()),
+            _ => AnyPolicy::Alg4(Alg4::default()),
+        }
+    }
+
+    /// Which algorithm this state runs: 3, 4 or 5.
+    pub fn algorithm(&self) -> u8 {
+        match self {
+            AnyPolicy::Alg3(_) => 3,
+            AnyPolicy::Alg4(_) => 4,
+            AnyPolicy::Alg5(_) => 5,
+        }
+    }
+
+    /// The state, to run as its algorithm.
+    pub fn policy(&self) -> &dyn CellPolicy<I> {
+        match self {
+            AnyPolicy::Alg3(p) => p,
+            AnyPolicy::Alg4(p) => p,
+            AnyPolicy::Alg5(p) => p,
+        }
+    }
+
+    pub fn policy_mut(&mut self) -> &mut dyn CellPolicy<I> {
+        match self {
+            AnyPolicy::Alg3(p) => p,
+            AnyPolicy::Alg4(p) => p,
+            AnyPolicy::Alg5(p) => p,
+        }
+    }
+}
+
+static SELECTED: AtomicU8 = AtomicU8::new(4);
+
+/// Chooses the per-cell policy for cells first tracked from now on (option `algorithm`: 3, 4
+/// or 5). Cells already tracked keep theirs.
+///
+/// # Panics
+/// On any other number: the options parser rejects bad values with a message naming the
+/// option before calling this, so reaching it is a bug in racer, not bad user input.
+pub fn select(algorithm: u8) {
+    assert!(ALGORITHMS.contains(&algorithm), "racer: algorithm must be 3, 4 or 5, not {algorithm}");
+    SELECTED.store(algorithm, Ordering::Relaxed);
+}
+
+/// The policy chosen by [`select`] (4 unless told otherwise).
+pub fn selected() -> u8 {
+    SELECTED.load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{CellPolicy, RaceKind, Recorded};
+    use crate::model::clock::{Segment, VectorClock};
+
+    /// A vector clock with the given `(slot, epoch)` components.
+    pub fn clock(entries: &[(u32, u64)]) -> VectorClock {
+        let mut c = VectorClock::new();
+        for &(s, e) in entries {
+            c.set(s, e);
+        }
+        c
+    }
+
+    /// Feeds one access named `name` to `cell`; returns the races it reported.
+    pub fn run<P: CellPolicy<&'static str>>(
+        cell: &mut P,
+        write: bool,
+        seg: Segment,
+        now: &VectorClock,
+        name: &'static str,
+    ) -> Vec<(RaceKind, &'static str)> {
+        let mut found = Vec::new();
+        let cur = Recorded { segment: seg, info: name };
+        let mut sink = |k: RaceKind, p: &Recorded<&'static str>| found.push((k, p.info));
+        if write {
+            cell.write(&cur, now, &mut sink)
+        } else {
+            cell.read(&cur, now, &mut sink)
+        }
+        found
+    }
+}

@@ -1,0 +1,2 @@
+pub mod algorithm;
+pub mod clock;

@@ -1,0 +1,2 @@
+pub mod oracle;
+pub mod trace;

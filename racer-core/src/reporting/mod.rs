@@ -1,0 +1,2 @@
+pub mod output;
+pub mod sink;

@@ -1,0 +1,340 @@
+//! Per-thread detector state, kept in thread-local storage: the thread's slot, its vector clock,
+//! who it is (for reports) and which `racer::check` it reports to.
+//!
+//! Slots are handed out by a global table and reused after a thread is gone, so clocks stay as
+//! wide as the number of threads alive, not the number ever spawned. A reused slot continues
+//! the epochs of its previous owner, and a new thread receives a slot only when its spawner's
+//! clock already covers the previous owner's last posted epoch: then every segment of the old
+//! owner really happened before the new thread, and no other thread's clock can mistake a
+//! segment of one owner for a segment of the other.
+
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use std::sync::LazyLock as Lazy;
+use crate::base::lock::Mutex;
+
+use crate::model::clock::{Epoch, Segment, Slot, VectorClock};
+use crate::reporting::sink::Sink;
+use crate::provenance::stack::StackId;
+use crate::runtime::sync_clock::{SyncEvent, SyncEventId};
+use crate::provenance::thread_ref::ThreadRef;
+
+/// Who a thread is, for reports. Shared by every access record the thread leaves behind.
+#[derive(Debug)]
+pub struct ThreadInfo {
+    /// Unique over the process, never reused: T1, T2, ...
+    pub serial: u64,
+    pub name: Option<String>,
+    /// Stack of the `spawn` call that made the thread (threads racer spawned only).
+    pub spawned_at: Option<StackId>,
+    /// A thread racer did not start and that is not the process's main thread (a test
+    /// harness's, a foreign pool's): how it synchronises with other threads is invisible.
+    pub foreign: bool,
+}
+
+/// Whether the calling thread is the process's main thread.
+fn is_main_thread() -> bool {
+    (crate::base::platform::get().is_main_thread)()
+}
+
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
+
+/// A slot given back by a finished thread.
+#[derive(Debug, Clone, Copy)]
+struct FreeSlot {
+    slot: Slot,
+    /// The epoch its owner posted at exit: a spawner whose clock has it may reuse the slot.
+    exit_epoch: Epoch,
+    /// The owner's epoch when it was gone; the next owner starts after it.
+    last_epoch: Epoch,
+}
+
+struct SlotTable {
+    next: Slot,
+    free: Vec<FreeSlot>,
+    live: usize,
+}
+
+static SLOTS: Lazy<Mutex<SlotTable>> = Lazy::new(|| Mutex::new(SlotTable { next: 0, free: Vec::new(), live: 0 }));
+
+/// How many free slots a spawn looks at before taking a new one.
+const REUSE_SCAN: usize = 8;
+
+/// How many slots a segment can name (`clock::Segment` keeps 16 bits for the slot).
+const MAX_SLOTS: Slot = 1 << 16;
+
+/// Slots made before a finished thread's slot is reused even by a thread not ordered after its
+/// end (see `take_slot`).
+const SLOT_PRESSURE: Slot = 4096;
+
+/// Takes a slot for a new thread; returns it with the first epoch the new thread may use, or
+/// `None` when every slot is held by a live thread (the thread then goes unchecked, with a
+/// warning).
+///
+/// A finished thread's slot goes first to a thread ordered after its end (the spawner's clock
+/// covers its exit post): the new owner's epochs continue the old owner's, and exactly the
+/// right segments are ordered. Threads that end without anyone ordered after them (detached
+/// threads never joined) would otherwise hold their slots for good; once `SLOT_PRESSURE` slots
+/// exist, such a slot is reused anyway. A thread ordered after the new owner then also
+/// counts as ordered after the old owner's segments: a race between a detached thread that
+/// ended long ago and code ordered after a thread started since can be missed. That is the
+/// price of checking every thread of a long run, however many it spawns; a limit remains only
+/// for threads alive at once.
+fn take_slot(spawner: Option<&VectorClock>) -> Option<(Slot, Epoch)> {
+    let mut table = SLOTS.lock();
+    if table.next >= SLOT_PRESSURE && !table.free.is_empty() {
+        let covered = spawner.and_then(|clock| table.free.iter().rposition(|f| f.exit_epoch <= clock.get(f.slot)));
+        let free = table.free.swap_remove(covered.unwrap_or(0));
+        table.live += 1;
+        return Some((free.slot, free.last_epoch + 1));
+    }
+    if let Some(clock) = spawner {
+        let len = table.free.len();
+        let reusable = table.free[len.saturating_sub(REUSE_SCAN)..]
+            .iter()
+            .rposition(|f| f.exit_epoch <= clock.get(f.slot))
+            .map(|i| i + len.saturating_sub(REUSE_SCAN));
+        if let Some(i) = reusable {
+            let free = table.free.swap_remove(i);
+            table.live += 1;
+            return Some((free.slot, free.last_epoch + 1));
+        }
+    }
+    if table.next >= MAX_SLOTS {
+        drop(table);
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            eprintln!(
+                "racer: warning: {MAX_SLOTS} thread slots are in use (threads alive, or finished without a \
+                 racer join); threads started from now on are not checked"
+            )
+        });
+        return None;
+    }
+    let slot = table.next;
+    table.next += 1;
+    table.live += 1;
+    Some((slot, 1))
+}
+
+/// Number of threads holding a slot, and the number of slots ever made (the widest a clock can
+/// be).
+pub fn slot_counts() -> (usize, usize) {
+    let table = SLOTS.lock();
+    (table.live, table.next as usize)
+}
+
+/// The detector's view of one thread.
+///
+/// Invariant: `clock.get(slot)` is the thread's current epoch, and `SEEN_KEY` (the fast-path
+/// copy) always equals `seen::key(Segment::new(slot, clock.get(slot)))`.
+pub struct ThreadState {
+    pub slot: Slot,
+    pub clock: VectorClock,
+    /// Who the thread is; access records keep copies of this handle.
+    pub thread_ref: ThreadRef,
+    /// The `racer::check` this thread reports to, if any.
+    pub sink: Option<Arc<Sink>>,
+    last_sync: Option<SyncEvent>,
+    last_sync_id: Option<SyncEventId>,
+    exit_epoch: Option<Epoch>,
+    /// Where to post the thread's exit when this state is dropped.
+    exit_post: Option<(Arc<crate::runtime::sync_clock::SyncClock>, SyncEvent)>,
+}
+
+/// What a spawning thread hands to the thread it spawns.
+pub struct ChildSeed {
+    slot: Slot,
+    clock: VectorClock,
+    info: Arc<ThreadInfo>,
+    sink: Option<Arc<Sink>>,
+    spawn_event: SyncEvent,
+}
+
+thread_local! {
+    static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
+    /// The current segment's key in the cells' caches of seen accesses (`seen`), or `NO_KEY`
+    /// before the thread is registered or when the segment has no key.
+    static SEEN_KEY: Cell<u64> = const { Cell::new(crate::shadow::seen::NO_KEY) };
+}
+
+/// The calling thread's current segment as a `seen::key`, or `seen::NO_KEY`. One thread-local read.
+#[inline]
+pub fn current_seen_key() -> u64 {
+    SEEN_KEY.try_with(Cell::get).unwrap_or(crate::shadow::seen::NO_KEY)
+}
+
+/// Runs `f` on the calling thread's state, registering the thread on first use. Returns `None`
+/// during thread-local destruction, when the state is gone and the access goes unchecked.
+pub fn with_current<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
+    STATE
+        .try_with(|cell| {
+            let mut state = cell.try_borrow_mut().ok()?;
+            if state.is_none() {
+                *state = Some(ThreadState::foreign()?);
+            }
+            state.as_mut().map(f)
+        })
+        .ok()
+        .flatten()
+}
+
+impl ThreadState {
+    /// A thread racer did not spawn: ordered after the end of every such thread that ended
+    /// before it (see `ENDED_UNSPAWNED`), and after nothing else. `None` when no slot is left.
+    fn foreign() -> Option<ThreadState> {
+        let mut clock = ENDED_UNSPAWNED.lock().clone();
+        let (slot, epoch) = take_slot(Some(&clock))?;
+        clock.set(slot, epoch);
+        let info = Arc::new(ThreadInfo {
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            name: std::thread::current().name().map(str::to_owned),
+            spawned_at: None,
+            foreign: !is_main_thread(),
+        });
+        let state = ThreadState {
+            slot,
+            clock,
+            thread_ref: ThreadRef::new(info),
+            sink: None,
+            last_sync: None,
+            last_sync_id: None,
+            exit_epoch: None,
+            exit_post: None,
+        };
+        state.publish_segment();
+        crate::deadlock::join_group(&None);
+        Some(state)
+    }
+
+    #[inline]
+    pub fn segment(&self) -> Segment {
+        Segment::new(self.slot, self.clock.get(self.slot))
+    }
+
+    fn publish_segment(&self) {
+        let key = crate::shadow::seen::key(self.segment());
+        let _ = SEEN_KEY.try_with(|s| s.set(key));
+    }
+
+    /// Ends the current segment: called after the thread's clock was published to a sync
+    /// object (a post).
+    pub fn tick(&mut self) {
+        self.clock.tick(self.slot);
+        self.publish_segment();
+    }
+
+    pub fn note_sync(&mut self, event: SyncEvent) {
+        self.last_sync = Some(event);
+        self.last_sync_id = None;
+    }
+
+    /// The interned last synchronisation event, for an access record.
+    pub fn last_sync_id(&mut self) -> Option<SyncEventId> {
+        if self.last_sync_id.is_none() {
+            self.last_sync_id = self.last_sync.map(SyncEvent::intern);
+        }
+        self.last_sync_id
+    }
+
+    /// The parent side of a spawn: takes a slot for the child, gives it a copy of this clock
+    /// (the post), and starts a new segment here. `None` when no slot is left: the child then
+    /// runs unchecked.
+    pub fn fork(&mut self, name: Option<String>, spawned_at: StackId, site: &'static Location<'static>) -> Option<ChildSeed> {
+        let (slot, epoch) = take_slot(Some(&self.clock))?;
+        let mut clock = self.clock.clone();
+        clock.set(slot, epoch);
+        let info = Arc::new(ThreadInfo {
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            name,
+            spawned_at: Some(spawned_at),
+            foreign: false,
+        });
+        self.note_sync(SyncEvent { op: "spawning", object: "a thread", created: None, at: site });
+        self.tick();
+        let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
+        // The child counts in its check's group from now, so a join of it that blocks before it
+        // runs is not taken for the last thread blocking.
+        crate::deadlock::join_group(&self.sink);
+        Some(ChildSeed { slot, clock, info, sink: self.sink.clone(), spawn_event })
+    }
+
+    /// Marks the thread's exit post, after which its slot may be reused by a spawner that has
+    /// seen it.
+    pub fn exited(&mut self, posted: Epoch) {
+        self.exit_epoch = Some(posted);
+    }
+
+    /// Posts the thread's exit into `clock` when this state is dropped: the thread's last
+    /// thread-local destructor of racer's, which runs after those the thread's code registered
+    /// (they were registered later, and run first), so `join` orders them too.
+    pub fn post_exit_at_drop(&mut self, clock: Arc<crate::runtime::sync_clock::SyncClock>, event: SyncEvent) {
+        self.exit_post = Some((clock, event));
+    }
+}
+
+impl ChildSeed {
+    /// Who the new thread is.
+    pub fn info(&self) -> Arc<ThreadInfo> {
+        self.info.clone()
+    }
+
+    /// The child side of a spawn: installs the state on the calling (new) thread.
+    pub fn install(self) {
+        let state = ThreadState {
+            slot: self.slot,
+            clock: self.clock,
+            thread_ref: ThreadRef::new(self.info),
+            sink: self.sink,
+            last_sync: Some(self.spawn_event),
+            last_sync_id: None,
+            exit_epoch: None,
+            exit_post: None,
+        };
+        state.publish_segment();
+        STATE.with(|cell| *cell.borrow_mut() = Some(state));
+    }
+}
+
+/// The join of the clocks of the threads racer did not spawn, each taken as it ended.
+///
+/// A thread racer did not spawn starts from this clock: it is taken to start after the end of
+/// every such thread that ended before it. Test harnesses and thread pools start their threads
+/// from a thread that heard of the previous ones' end through synchronisation racer cannot see
+/// (libtest: a channel, then a spawn), so this edge is mostly real. It is what lets those
+/// threads' slots, and the slots of the threads they joined, be reused by later ones: without
+/// it every test of a suite would take new slots, and clocks would widen test by test. It
+/// hides only races between such a thread and what happened before the end of one that ended
+/// before it started; threads that run at once are still checked against each other.
+static ENDED_UNSPAWNED: Mutex<VectorClock> = Mutex::new(VectorClock::new());
+
+/// Gives back the slot of a thread that is gone, to be reused by a thread whose clock covers
+/// the owner's exit. A racer thread that was never joined leaves an exit no later thread
+/// covers: its slot is not reused.
+fn release_slot(slot: Slot, exit_epoch: Option<Epoch>, last_epoch: Epoch) {
+    let mut table = SLOTS.lock();
+    table.live -= 1;
+    if let Some(exit_epoch) = exit_epoch {
+        table.free.push(FreeSlot { slot, exit_epoch, last_epoch });
+    }
+}
+
+impl Drop for ThreadState {
+    fn drop(&mut self) {
+        if let Some((clock, event)) = self.exit_post.take() {
+            let posted = clock.post_from(self, event);
+            self.exited(posted);
+        }
+        let _ = SEEN_KEY.try_with(|s| s.set(crate::shadow::seen::NO_KEY));
+        if self.exit_epoch.is_none() && self.thread_ref.info().foreign {
+            // A thread racer did not spawn ends: its exit is posted to the next such thread.
+            self.exit_epoch = Some(self.clock.get(self.slot));
+            ENDED_UNSPAWNED.lock().join(&self.clock);
+        }
+        crate::deadlock::leave_group(&self.sink);
+        release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
+    }
+}

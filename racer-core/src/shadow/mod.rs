@@ -1,0 +1,3 @@
+pub mod cell;
+pub mod state_slots;
+pub mod seen;
