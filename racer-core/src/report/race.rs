@@ -5,7 +5,7 @@
 use std::fmt;
 use std::panic::Location;
 
-use super::deadlock::{deadlock_json, Deadlock};
+use super::frame::{capitalised, frames_json, json_string, write_frames, Frame};
 
 /// How two conflicting accesses of one cell relate, named after the earlier one's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,31 +50,6 @@ impl AccessKind {
             AccessKind::Read => "read",
             AccessKind::Write => "write",
         }
-    }
-}
-
-/// One resolved stack frame.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
-    pub function: String,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    pub column: Option<u32>,
-}
-
-impl fmt::Display for Frame {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.function)?;
-        if let Some(file) = &self.file {
-            write!(f, "  {file}")?;
-            if let Some(line) = self.line {
-                write!(f, ":{line}")?;
-                if let Some(col) = self.column {
-                    write!(f, ":{col}")?;
-                }
-            }
-        }
-        Ok(())
     }
 }
 
@@ -209,21 +184,6 @@ impl Race {
     }
 }
 
-pub(crate) fn write_frames(f: &mut fmt::Formatter<'_>, frames: &[Frame]) -> fmt::Result {
-    if frames.is_empty() {
-        return writeln!(f, "    <no frames: build with debug info to see them>");
-    }
-    for (i, frame) in frames.iter().enumerate() {
-        writeln!(f, "    #{i} {frame}")?;
-    }
-    Ok(())
-}
-
-pub(crate) fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    chars.next().map(|c| c.to_uppercase().collect::<String>() + chars.as_str()).unwrap_or_default()
-}
-
 impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "==================")?;
@@ -275,104 +235,6 @@ impl fmt::Display for Race {
     }
 }
 
-/// The races and deadlocks found by one `racer::check` run, each in the order found.
-#[derive(Debug, Clone, Default)]
-pub struct Report {
-    pub(crate) races: Vec<Race>,
-    pub(crate) deadlocks: Vec<Deadlock>,
-}
-
-impl Report {
-    pub fn races(&self) -> &[Race] {
-        &self.races
-    }
-
-    /// The deadlocks found: lock-order inversions (potential), re-locks and real hangs.
-    pub fn deadlocks(&self) -> &[Deadlock] {
-        &self.deadlocks
-    }
-
-    /// True only when neither a race nor a deadlock was found.
-    pub fn is_empty(&self) -> bool {
-        self.races.is_empty() && self.deadlocks.is_empty()
-    }
-
-    /// The number of races and deadlocks found.
-    pub fn len(&self) -> usize {
-        self.races.len() + self.deadlocks.len()
-    }
-
-    /// The report as JSON: `{"races": [...]}`, one object per race, in the order found. The
-    /// field names are stable (new fields may be added; none is renamed or removed):
-    ///
-    /// ```text
-    /// kind        "flow" | "anti" | "output"
-    /// type        the type inside the Shared cell, e.g. "u64"
-    /// address     the cell's address, a hex string "0x7f.."
-    /// current     the access that found the race   } each an access object:
-    /// previous    the access the detector remembered }
-    ///   access      "read" | "write"
-    ///   thread      {"name": string or null, "id": racer's thread number (1, 2, ...)}
-    ///   site        {"file", "line", "column"}: the #[track_caller] site of the access
-    ///   after_sync  the thread's last synchronisation before the access, e.g.
-    ///               "locking Mutex (created at src/q.rs:12:5) at src/q.rs:40:9", or null
-    ///   frames      [{"function", "file" (or null), "line" (or null)}], innermost first,
-    ///               racer's own frames left out, at most `history` of them
-    ///   spawned_at  the frames of the spawn that made the thread, or null for threads
-    ///               racer did not spawn
-    ///   foreign_thread  true for a thread racer did not start, other than the main thread
-    /// ```
-    ///
-    /// With `RACER_OPTIONS=report=json`, races found outside `check` are written one such race
-    /// object per line (JSON Lines).
-    ///
-    /// Deadlocks, when there are any, follow in `"deadlocks": [...]`, one object per deadlock (see `Deadlock`'s
-    /// JSON in the README): `kind` (`lock_order_inversion`, `relock`, `hang`), `edges` and
-    /// `threads`. Outside `check` each is one line `{"deadlock": {...}}`.
-    pub fn to_json(&self) -> String {
-        let mut out = String::from("{\"races\":[");
-        for (i, race) in self.races.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            race_json(race, &mut out);
-        }
-        out.push(']');
-        // Only when there are some: a report without deadlocks reads as it always did.
-        if !self.deadlocks.is_empty() {
-            out.push_str(",\"deadlocks\":[");
-            for (i, d) in self.deadlocks.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                deadlock_json(d, &mut out);
-            }
-            out.push(']');
-        }
-        out.push('}');
-        out
-    }
-}
-
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.races.is_empty() && self.deadlocks.is_empty() {
-            return writeln!(f, "racer: no data races found");
-        }
-        for race in &self.races {
-            write!(f, "{race}")?;
-        }
-        for deadlock in &self.deadlocks {
-            write!(f, "{deadlock}")?;
-        }
-        if self.deadlocks.is_empty() {
-            writeln!(f, "racer: {} data race(s) found", self.races.len())
-        } else {
-            writeln!(f, "racer: {} data race(s) and {} deadlock(s) found", self.races.len(), self.deadlocks.len())
-        }
-    }
-}
-
 pub(crate) fn race_json(race: &Race, out: &mut String) {
     out.push_str(&format!(
         "{{\"kind\":\"{}\",\"type\":{},\"address\":\"{:#x}\",\"current\":",
@@ -384,10 +246,6 @@ pub(crate) fn race_json(race: &Race, out: &mut String) {
     out.push_str(",\"previous\":");
     access_json(&race.previous, out);
     out.push('}');
-}
-
-pub(crate) fn location_json(l: &Location<'_>, out: &mut String) {
-    out.push_str(&format!("{{\"file\":{},\"line\":{},\"column\":{}}}", json_string(l.file()), l.line(), l.column()));
 }
 
 fn access_json(a: &Access, out: &mut String) {
@@ -409,38 +267,4 @@ fn access_json(a: &Access, out: &mut String) {
     }
     out.push_str(&format!(",\"foreign_thread\":{}", a.foreign_thread));
     out.push('}');
-}
-
-pub(crate) fn frames_json(frames: &[Frame], out: &mut String) {
-    out.push('[');
-    for (i, fr) in frames.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&format!(
-            "{{\"function\":{},\"file\":{},\"line\":{}}}",
-            json_string(&fr.function),
-            fr.file.as_deref().map(json_string).unwrap_or_else(|| "null".into()),
-            fr.line.map(|l| l.to_string()).unwrap_or_else(|| "null".into()),
-        ));
-    }
-    out.push(']');
-}
-
-pub(crate) fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
