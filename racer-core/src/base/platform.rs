@@ -10,6 +10,31 @@
 
 use std::sync::OnceLock;
 
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+/// How to go from a frame at a code address to its caller's frame, on x86_64.
+///
+/// Invariant: `ra_offset == 0` means the address has no caller (the outermost frame of a
+/// thread); `ra_offset == UNKNOWN` means no rule could be made for it (code without unwind
+/// information, or a rule this walker does not model); otherwise the caller's frame starts at
+/// the CFA (`cfa_base` register plus `cfa_offset`), the return address is stored at
+/// `CFA + ra_offset` and, when `bp_offset != 0`, the caller's `rbp` at `CFA + bp_offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    pub cfa_offset: i32,
+    pub bp_offset: i16,
+    pub ra_offset: i8,
+    pub cfa_from_bp: bool,
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub const UNKNOWN: i8 = i8::MIN;
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+impl Rule {
+    pub const UNKNOWN: Rule = Rule { cfa_offset: 0, bp_offset: 0, ra_offset: UNKNOWN, cfa_from_bp: false };
+    pub const OUTERMOST: Rule = Rule { cfa_offset: 0, bp_offset: 0, ra_offset: 0, cfa_from_bp: false };
+}
+
 /// One symbol of a code address, as a report prints it.
 #[derive(Debug, Clone, Default)]
 pub struct Symbol {
@@ -23,7 +48,7 @@ pub struct Symbol {
 pub struct Platform {
     /// The unwind rule of the code at an address (see `cfi_walk::Rule`).
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    pub unwind_rule: fn(usize) -> crate::provenance::cfi_walk::Rule,
+    pub unwind_rule: fn(usize) -> Rule,
     /// Unwinds the calling thread's stack, handing each frame's instruction pointer to the
     /// callback until it returns false.
     pub unwind: fn(&mut dyn FnMut(usize) -> bool),
@@ -55,7 +80,7 @@ pub fn get() -> &'static Platform {
 
 static WITHOUT: Platform = Platform {
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    unwind_rule: |_| crate::provenance::cfi_walk::Rule::UNKNOWN,
+    unwind_rule: |_| Rule::UNKNOWN,
     unwind: |_| {},
     resolve: |_| Vec::new(),
     stack_range: || None,

@@ -20,27 +20,9 @@ use crate::base::small_vec::SmallVec;
 
 use crate::base::fast_hash::FastBuild;
 
-/// How to go from a frame at a code address to its caller's frame, on x86_64.
-///
-/// Invariant: `ra_offset == 0` means the address has no caller (the outermost frame of a
-/// thread); `ra_offset == UNKNOWN` means no rule could be made for it (code without unwind
-/// information, or a rule this walker does not model); otherwise the caller's frame starts at
-/// the CFA (`cfa_base` register plus `cfa_offset`), the return address is stored at
-/// `CFA + ra_offset` and, when `bp_offset != 0`, the caller's `rbp` at `CFA + bp_offset`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rule {
-    pub cfa_offset: i32,
-    pub bp_offset: i16,
-    pub ra_offset: i8,
-    pub cfa_from_bp: bool,
-}
-
-pub const UNKNOWN: i8 = i8::MIN;
-
-impl Rule {
-    pub const UNKNOWN: Rule = Rule { cfa_offset: 0, bp_offset: 0, ra_offset: UNKNOWN, cfa_from_bp: false };
-    pub const OUTERMOST: Rule = Rule { cfa_offset: 0, bp_offset: 0, ra_offset: 0, cfa_from_bp: false };
-}
+/// The rule type is declared with the platform's hooks (which hand rules in); it is this
+/// walker's vocabulary.
+pub use crate::base::platform::{Rule, UNKNOWN};
 
 /// Rules made so far, shared by all threads: a new thread's first walks look here before they
 /// interpret CFI again.

@@ -27,7 +27,7 @@ use std::panic::{Location, RefUnwindSafe};
 
 use crate::base::lock::Mutex;
 
-use crate::model::clock::{Slot, VectorClock};
+use crate::model::clock::VectorClock;
 use crate::runtime::sync_clock::SyncEvent;
 use crate::runtime::thread_state::{with_current, ThreadState};
 
@@ -35,21 +35,7 @@ pub use std::sync::atomic::{compiler_fence, Ordering};
 
 pub use super::fence::fence;
 use super::fence::{has_fence_release, note_relaxed_read, with_fence_release};
-
-pub(crate) fn acquires(order: Ordering) -> bool {
-    matches!(order, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst)
-}
-
-pub(crate) fn releases(order: Ordering) -> bool {
-    matches!(order, Ordering::Release | Ordering::AcqRel | Ordering::SeqCst)
-}
-
-/// `dst = src`, reusing `dst`'s allocation.
-pub(crate) fn assign(dst: &mut VectorClock, src: &VectorClock) {
-    for slot in 0..dst.width().max(src.width()) {
-        dst.set(slot as Slot, src.get(slot as Slot));
-    }
-}
+use super::ordering::{acquires, assign, releases};
 
 /// What one atomic operation turned out to be, with the ordering that applies to it.
 #[derive(Clone, Copy)]

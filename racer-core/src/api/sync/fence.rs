@@ -13,7 +13,7 @@ use crate::model::clock::VectorClock;
 use crate::runtime::sync_clock::SyncEvent;
 use crate::runtime::thread_state::with_current;
 
-use super::atomic::{acquires, assign, releases};
+use super::ordering::{acquires, assign, releases};
 
 /// The calling thread's fence bookkeeping.
 ///
