@@ -1,4 +1,5 @@
-use super::{CellPolicy, RaceKind, Recorded};
+use super::policy::{CellPolicy, Recorded};
+use crate::report::RaceKind;
 use crate::model::clock::VectorClock;
 
 /// Algorithm 3 (the Intel Thread Checker policy): the last read segment and the last write

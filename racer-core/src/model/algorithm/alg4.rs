@@ -1,4 +1,5 @@
-use super::{CellPolicy, RaceKind, Recorded};
+use super::policy::{CellPolicy, Recorded};
+use crate::report::RaceKind;
 use crate::model::clock::VectorClock;
 
 /// Algorithm 4: the last write segment `W` and the set `R` of read segments since that write.

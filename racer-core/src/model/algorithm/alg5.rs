@@ -1,4 +1,5 @@
-use super::{CellPolicy, RaceKind, Recorded};
+use super::policy::{CellPolicy, Recorded};
+use crate::report::RaceKind;
 use crate::model::clock::{Slot, VectorClock};
 
 /// Algorithm 5 ("current conflicts"): for every thread slot that touched the cell, its last
