@@ -15,9 +15,11 @@ use std::sync::LazyLock as Lazy;
 pub use std::thread::{available_parallelism, panicking, sleep, yield_now, Result, ThreadId};
 
 use crate::provenance::stack;
-use crate::runtime::sync_clock::{SyncClock, SyncEvent};
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::sync_clock::SyncClock;
 use crate::deadlock::Done;
-use crate::runtime::thread_state::{with_current, ChildSeed, ThreadInfo};
+use crate::provenance::thread_ref::ThreadInfo;
+use crate::runtime::thread_state::{with_current, ChildSeed};
 
 /// A handle to a thread, as `std::thread::Thread`; `unpark` is a post the matching `park` waits on.
 #[derive(Clone, Debug)]

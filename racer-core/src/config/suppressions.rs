@@ -18,7 +18,7 @@ use crate::base::sharded_map::ShardedMap;
 
 use crate::report::{Deadlock, LockUse};
 use crate::report::Frame;
-use crate::shadow::cell::Record;
+use crate::provenance::access::Record;
 use crate::provenance::stack::{self, StackId};
 
 /// One `race:` rule.

@@ -50,7 +50,8 @@ use crate::base::lock::Mutex;
 use crate::report::Frame;
 use crate::reporting::sink::Sink;
 use crate::provenance::stack::{self, StackId};
-use crate::runtime::thread_state::{with_current, ThreadInfo};
+use crate::provenance::thread_ref::ThreadInfo;
+use crate::runtime::thread_state::with_current;
 
 /// How often interruptible waits look whether their check was ended, and how often the watchdog
 /// reads the slots.

@@ -18,7 +18,7 @@ use crate::base::small_vec::SmallVec;
 
 use crate::base::fast_hash::FastBuild;
 use crate::report::Frame;
-use crate::runtime::sync_clock::SyncEventId;
+use crate::provenance::sync_event::SyncEventId;
 
 /// Frames captured beyond the `history` option, to make room for racer's own frames, which are
 /// dropped at resolution.

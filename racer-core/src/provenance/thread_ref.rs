@@ -14,7 +14,20 @@ use std::sync::Arc;
 
 use crate::base::lock::Mutex;
 
-use crate::runtime::thread_state::ThreadInfo;
+use crate::provenance::stack::StackId;
+
+/// Who a thread is, for reports. Shared by every access record the thread leaves behind.
+#[derive(Debug)]
+pub struct ThreadInfo {
+    /// Unique over the process, never reused: T1, T2, ...
+    pub serial: u64,
+    pub name: Option<String>,
+    /// Stack of the `spawn` call that made the thread (threads racer spawned only).
+    pub spawned_at: Option<StackId>,
+    /// A thread racer did not start and that is not the process's main thread (a test
+    /// harness's, a foreign pool's): how it synchronises with other threads is invisible.
+    pub foreign: bool,
+}
 
 /// A counted handle on one thread's info.
 ///

@@ -12,7 +12,7 @@ use crate::base::lock::Mutex;
 
 use crate::report::Deadlock;
 use crate::report::{Access, AccessKind, Race, RaceKind, Report};
-use crate::shadow::cell::Record;
+use crate::provenance::access::Record;
 use crate::provenance::stack;
 use crate::runtime::thread_state::{with_current, ThreadState};
 

@@ -15,7 +15,8 @@ use std::sync::Arc;
 use crate::base::lock::Mutex;
 
 use crate::model::algorithm::{AnyPolicy, CellPolicy, ALGORITHMS};
-use crate::shadow::cell::{AccessInfo, CellMeta};
+use crate::provenance::access::AccessInfo;
+use crate::shadow::cell::CellMeta;
 
 /// A snapshot of the detector's storage.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -19,21 +19,8 @@ use crate::base::lock::Mutex;
 use crate::model::clock::{Epoch, Segment, Slot, VectorClock};
 use crate::reporting::sink::Sink;
 use crate::provenance::stack::StackId;
-use crate::runtime::sync_clock::{SyncEvent, SyncEventId};
-use crate::provenance::thread_ref::ThreadRef;
-
-/// Who a thread is, for reports. Shared by every access record the thread leaves behind.
-#[derive(Debug)]
-pub struct ThreadInfo {
-    /// Unique over the process, never reused: T1, T2, ...
-    pub serial: u64,
-    pub name: Option<String>,
-    /// Stack of the `spawn` call that made the thread (threads racer spawned only).
-    pub spawned_at: Option<StackId>,
-    /// A thread racer did not start and that is not the process's main thread (a test
-    /// harness's, a foreign pool's): how it synchronises with other threads is invisible.
-    pub foreign: bool,
-}
+use crate::provenance::sync_event::{SyncEvent, SyncEventId};
+use crate::provenance::thread_ref::{ThreadInfo, ThreadRef};
 
 /// Whether the calling thread is the process's main thread.
 fn is_main_thread() -> bool {

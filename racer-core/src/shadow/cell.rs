@@ -13,35 +13,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::base::lock::Mutex;
 
 use crate::model::algorithm::Recorded;
+use crate::provenance::access::{AccessInfo, Record};
 use crate::report::{AccessKind, RaceKind};
 use crate::shadow::seen::{self, SeenAccesses};
-use crate::provenance::stack::{self, StackId};
+use crate::provenance::stack;
 use crate::shadow::state_slots::{self, StateBits};
 use crate::runtime::stats;
-use crate::provenance::thread_ref::ThreadRef;
 use crate::runtime::thread_state::{current_seen_key, with_current};
-
-/// What the shadow memory keeps of one access besides its segment: its stack (tagged with the
-/// access site and the last sync event, see `stack`) and its thread. 8 bytes, so a record is 16.
-#[derive(Debug, Clone)]
-pub struct AccessInfo {
-    pub stack: StackId,
-    pub thread: ThreadRef,
-}
-
-pub type Record = Recorded<AccessInfo>;
-
-impl AccessInfo {
-    /// The `#[track_caller]` site of the access.
-    pub fn site(&self) -> &'static Location<'static> {
-        stack::site(self.stack).expect("a recorded access's stack is tagged with its site")
-    }
-
-    /// The thread's last synchronisation before the access.
-    pub fn after_sync(&self) -> Option<crate::runtime::sync_clock::SyncEventId> {
-        stack::after_sync(self.stack)
-    }
-}
 
 thread_local! {
     /// Accesses of this thread that missed the cells' caches of seen accesses.

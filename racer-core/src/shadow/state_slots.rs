@@ -16,7 +16,7 @@ use std::ptr::NonNull;
 use crate::base::lock::Mutex;
 
 use crate::model::algorithm::{Alg3, Alg4, Alg5, AnyPolicy, CellPolicy};
-use crate::shadow::cell::AccessInfo;
+use crate::provenance::access::AccessInfo;
 
 /// Storage for one state, whichever algorithm runs it; a free slot links to the next one.
 #[repr(C)]

@@ -18,7 +18,8 @@ use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 use std::pin::Pin;
 use std::ptr;
 
-use crate::runtime::sync_clock::{SyncClock, SyncEvent};
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::sync_clock::SyncClock;
 
 /// The shared allocation: the value and the clock its strong references post into.
 ///

@@ -28,7 +28,7 @@ use std::panic::{Location, RefUnwindSafe};
 use crate::base::lock::Mutex;
 
 use crate::model::clock::VectorClock;
-use crate::runtime::sync_clock::SyncEvent;
+use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::{with_current, ThreadState};
 
 pub use std::sync::atomic::{compiler_fence, Ordering};

@@ -10,7 +10,7 @@ use crate::base::lock::Mutex;
 pub use std::sync::BarrierWaitResult;
 
 use crate::model::clock::VectorClock;
-use crate::runtime::sync_clock::SyncEvent;
+use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::with_current;
 
 /// The arrivals of one generation whose threads have not all left yet.

@@ -10,7 +10,7 @@ use std::panic::Location;
 use std::sync::atomic::Ordering;
 
 use crate::model::clock::VectorClock;
-use crate::runtime::sync_clock::SyncEvent;
+use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::with_current;
 
 use super::ordering::{acquires, assign, releases};

@@ -21,7 +21,8 @@ pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, 
 use crate::base::lock::{Condvar, Mutex};
 
 use crate::model::clock::VectorClock;
-use crate::runtime::sync_clock::{SyncClock, SyncEvent};
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::sync_clock::SyncClock;
 use crate::runtime::thread_state::with_current;
 
 /// A value in the channel with the clock of its send (`None` if sent during thread-local

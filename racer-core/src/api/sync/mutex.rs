@@ -7,7 +7,8 @@ use std::panic::Location;
 
 use crate::deadlock::{self, Acq, LockMeta};
 use crate::report::LockMode;
-use crate::runtime::sync_clock::{HeldClock, SyncEvent};
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::sync_clock::HeldClock;
 
 pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 

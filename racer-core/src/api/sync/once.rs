@@ -7,7 +7,8 @@ use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 
 pub use std::sync::OnceState;
 
-use crate::runtime::sync_clock::{SyncClock, SyncEvent};
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::sync_clock::SyncClock;
 
 /// A one-time initialisation primitive, as `std::sync::Once`.
 ///

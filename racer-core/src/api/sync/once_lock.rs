@@ -5,7 +5,8 @@
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 
-use crate::runtime::sync_clock::{SyncClock, SyncEvent};
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::sync_clock::SyncClock;
 
 /// A cell written at most once, as `std::sync::OnceLock`.
 ///

@@ -13,7 +13,8 @@ use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 use super::mutex::{acquire, map_lock_result, map_try_lock_result};
 use crate::deadlock::{self, Acq, LockMeta};
 use crate::report::LockMode;
-use crate::runtime::sync_clock::{SyncClock, SyncEvent};
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::sync_clock::SyncClock;
 
 use std::sync::{LockResult, TryLockResult};
 
