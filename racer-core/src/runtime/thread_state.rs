@@ -145,13 +145,13 @@ thread_local! {
     static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
     /// The current segment's key in the cells' caches of seen accesses (`seen`), or `NO_KEY`
     /// before the thread is registered or when the segment has no key.
-    static SEEN_KEY: Cell<u64> = const { Cell::new(crate::shadow::seen::NO_KEY) };
+    static SEEN_KEY: Cell<u64> = const { Cell::new(crate::runtime::seen_key::NO_KEY) };
 }
 
 /// The calling thread's current segment as a `seen::key`, or `seen::NO_KEY`. One thread-local read.
 #[inline]
 pub fn current_seen_key() -> u64 {
-    SEEN_KEY.try_with(Cell::get).unwrap_or(crate::shadow::seen::NO_KEY)
+    SEEN_KEY.try_with(Cell::get).unwrap_or(crate::runtime::seen_key::NO_KEY)
 }
 
 /// Runs `f` on the calling thread's state, registering the thread on first use. Returns `None`
@@ -203,7 +203,7 @@ impl ThreadState {
     }
 
     fn publish_segment(&self) {
-        let key = crate::shadow::seen::key(self.segment());
+        let key = crate::runtime::seen_key::key(self.segment());
         let _ = SEEN_KEY.try_with(|s| s.set(key));
     }
 
@@ -315,7 +315,7 @@ impl Drop for ThreadState {
             let posted = clock.post_from(self, event);
             self.exited(posted);
         }
-        let _ = SEEN_KEY.try_with(|s| s.set(crate::shadow::seen::NO_KEY));
+        let _ = SEEN_KEY.try_with(|s| s.set(crate::runtime::seen_key::NO_KEY));
         if self.exit_epoch.is_none() && self.thread_ref.info().foreign {
             // A thread racer did not spawn ends: its exit is posted to the next such thread.
             self.exit_epoch = Some(self.clock.get(self.slot));

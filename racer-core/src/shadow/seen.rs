@@ -16,31 +16,13 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::model::clock::Segment;
 use crate::report::AccessKind;
+pub use crate::runtime::seen_key::{key, NO_KEY};
+use crate::runtime::seen_key::KEY_SLOT_SHIFT;
 
 /// A key with this bit set names a write, not a read.
 const WRITE_BIT: u64 = 1 << 63;
-/// Where a key's slot starts (`Segment`'s layout: the epoch below, the slot above).
-const KEY_SLOT_SHIFT: u32 = crate::model::clock::EPOCH_BITS;
-/// Slots with a key: the slot bits below `WRITE_BIT` never all ones (see `NO_KEY`).
-const KEY_SLOTS: u32 = (1 << (63 - KEY_SLOT_SHIFT)) - 1;
-
-/// The key of a segment that has none (a slot of 32 767 or more): no entry ever holds it (an
-/// entry's slot bits are never all ones, and an empty entry is 0), so the fast path needs no
-/// test for it.
-pub const NO_KEY: u64 = u64::MAX;
 const ENTRIES: usize = 4;
-
-/// A segment's key: the segment's 64 bits (never 0: epochs start at 1), or `NO_KEY` for a
-/// slot past `KEY_SLOTS`, whose accesses always take the slow path.
-pub fn key(seg: Segment) -> u64 {
-    if seg.slot() < KEY_SLOTS {
-        seg.to_bits()
-    } else {
-        NO_KEY
-    }
-}
 
 /// The entry a key is stored in when that entry holds nothing worth keeping: a thread's key
 /// then stays in one place from segment to segment. (Lookups check every entry: two threads'
@@ -136,6 +118,8 @@ impl SeenAccesses {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::clock::Segment;
+    use crate::runtime::seen_key::KEY_SLOTS;
 
     fn entries(seen: &SeenAccesses) -> Vec<u64> {
         (0..ENTRIES).map(|i| seen.at(i)).collect()
