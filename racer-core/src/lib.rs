@@ -44,7 +44,7 @@ pub use api::thread;
 pub use report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
 pub use api::shared::Shared;
-pub use reporting::sink::check;
+pub use api::check::check;
 pub use runtime::stats::{stats, AlgorithmStats, Stats};
 
 /// Reads `RACER_OPTIONS` and registers the end-of-process summary: called by `racer-rt`'s
@@ -53,6 +53,7 @@ pub use runtime::stats::{stats, AlgorithmStats, Stats};
 #[doc(hidden)]
 pub fn start_up() {
     config::options::get();
+    process::exit::register();
 }
 
 /// Selects the detection algorithm (3, 4 or 5) for cells first tracked from now on, as the

@@ -1,3 +1,4 @@
+pub mod check;
 pub mod shared;
 pub mod sync;
 pub mod thread;

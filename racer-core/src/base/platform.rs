@@ -92,3 +92,17 @@ static WITHOUT: Platform = Platform {
         let _ = std::io::stderr().write_all(bytes);
     },
 };
+
+/// Flushes C's streams and ends the process with `status` at once, running no exit handlers and
+/// no destructors: Rust's standard output is not flushed here, because the stopping thread may
+/// be in the middle of writing to it.
+pub fn end_process(status: i32) -> ! {
+    (get().end_process)(status)
+}
+
+/// Writes to file descriptor 2 directly, taking no lock of std's: at process end Rust's
+/// thread-locals may be gone, and while a report is written std's stderr lock may be held by a
+/// thread that waits for the report's lock.
+pub fn write_stderr(text: &str) {
+    (get().write_stderr)(text.as_bytes())
+}

@@ -1,2 +1,3 @@
+pub mod message;
 pub mod options;
 pub mod suppressions;

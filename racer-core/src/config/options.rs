@@ -12,10 +12,8 @@ use std::sync::OnceLock;
 
 use crate::base::lock::Mutex;
 
+pub use crate::config::message::{shown, VARIABLE};
 use crate::config::suppressions::Suppressions;
-
-/// The environment variable the options are read from.
-pub const VARIABLE: &str = "RACER_OPTIONS";
 
 /// Every key `RACER_OPTIONS` accepts, in the order error messages list them.
 pub const KNOWN_KEYS: [&str; 9] = [
@@ -113,12 +111,6 @@ pub fn parse(text: &str) -> Result<Options, String> {
     Ok(options)
 }
 
-/// Text of the user's as an error message shows it: on one line, with control and invisible
-/// characters escaped (`\n`, `\u{7}`, `\u{200b}`), as a suppressions file's bad line is.
-pub fn shown(text: &str) -> String {
-    text.escape_debug().to_string()
-}
-
 fn flag(value: &str) -> Option<bool> {
     match value {
         "0" => Some(false),
@@ -134,7 +126,7 @@ fn path(value: &str) -> Option<PathBuf> {
 /// The settings in effect, with the files they name opened and read.
 ///
 /// Invariant: made once per process (by [`get`]), after `history` and `algorithm` were handed
-/// to the runtime and the process-end hook was registered.
+/// to the runtime.
 pub struct Config {
     pub options: Options,
     /// The `log_path` file, opened for appending; the lock keeps each report one write.
@@ -150,9 +142,9 @@ pub fn get() -> &'static Config {
     CONFIG.get_or_init(|| match load() {
         Ok(config) => config,
         Err(message) => {
-            crate::process::exit::write_stderr(&format!("racer: {message}\n"));
+            crate::base::platform::write_stderr(&format!("racer: {message}\n"));
             // Before `main`, nothing of the user's has run that `exit` would need to finish.
-            crate::process::exit::end_process(BAD_OPTIONS_STATUS)
+            crate::base::platform::end_process(BAD_OPTIONS_STATUS)
         }
     })
 }
@@ -183,7 +175,6 @@ fn load() -> Result<Config, String> {
     if let Some(algorithm) = options.algorithm {
         crate::model::algorithm::select(algorithm);
     }
-    crate::process::exit::register();
     Ok(Config { options, log, suppressions })
 }
 

@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 use crate::report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 use crate::base::lock::Mutex;
 use crate::report::Frame;
-use crate::reporting::sink::Sink;
+use crate::runtime::check_scope::{group_of, CheckScope, GROUPS};
 use crate::provenance::stack::{self, StackId};
 use crate::provenance::thread_ref::ThreadInfo;
 use crate::runtime::thread_state::with_current;
@@ -222,7 +222,7 @@ fn record_edges(prior: &[Acq], acq: &Acq) {
         return;
     }
     let stack = stack::capture();
-    let Some((thread, sink)) = with_current(|t| (t.thread_ref.info(), t.sink.clone())) else { return };
+    let Some((thread, sink)) = with_current(|t| (t.thread_ref.info(), t.scope.clone())) else { return };
     // SAFETY: every lock in `prior` is held by this thread, and `acq`'s is being taken by it.
     unsafe {
         acq.meta().mark_in_graph();
@@ -239,7 +239,7 @@ fn record_edges(prior: &[Acq], acq: &Acq) {
     };
     for cycle in cycles {
         let d = inversion_report(&cycle);
-        crate::reporting::sink::deadlock_found(d, sink.as_ref(), false);
+        crate::reporting::deliver::deadlock_found(d, sink.as_ref(), false);
     }
 }
 
@@ -426,7 +426,7 @@ pub fn blocking_lock(acq: Acq) -> Blocking {
 
 #[cold]
 fn relock(first: &Acq, again: &Acq) {
-    let Some((thread, sink)) = with_current(|t| (t.thread_ref.info(), t.sink.clone())) else { return };
+    let Some((thread, sink)) = with_current(|t| (t.thread_ref.info(), t.scope.clone())) else { return };
     let frames = stack::resolve(stack::capture());
     let edge = LockEdge {
         thread_name: thread.name.clone(),
@@ -435,7 +435,7 @@ fn relock(first: &Acq, again: &Acq) {
         next: lock_use(again, frames),
     };
     let d = Deadlock { kind: DeadlockKind::Relock, edges: vec![edge], threads: Vec::new(), scope: "" };
-    if crate::reporting::sink::deadlock_found(d, sink.as_ref(), true) && !std::thread::panicking() {
+    if crate::reporting::deliver::deadlock_found(d, sink.as_ref(), true) && !std::thread::panicking() {
         // Inside a check (outside one, the process has ended): this thread would wait forever.
         std::panic::resume_unwind(Box::new(DeadlockAbort));
     }
@@ -499,7 +499,7 @@ fn my_slot() -> Option<Arc<Slot>> {
 /// A published wait; dropping it (when the wait ends, or unwinds) withdraws it.
 pub struct Blocking {
     slot: Option<Arc<Slot>>,
-    sink: Option<Arc<Sink>>,
+    sink: Option<Arc<CheckScope>>,
 }
 
 impl Blocking {
@@ -541,7 +541,7 @@ pub fn wait(what: Wait, site: &'static Location<'static>) -> Blocking {
 
 fn block(what: Wait, site: &'static Location<'static>, interruptible: bool, held: Vec<Acq>) -> Blocking {
     let Some(slot) = my_slot() else { return Blocking::none() };
-    let Some(sink) = with_current(|t| t.sink.clone()) else { return Blocking::none() };
+    let Some(sink) = with_current(|t| t.scope.clone()) else { return Blocking::none() };
     let stack = stack::capture();
     let published = Published {
         seq: slot.seq.fetch_add(1, Ordering::Relaxed) + 1,
@@ -561,49 +561,6 @@ fn block(what: Wait, site: &'static Location<'static>, interruptible: bool, held
 
 // ---------------------------------------------------------------------------------------------
 // Groups: the threads of one check, or those outside any check.
-
-/// Invariant: `live` counts the threads whose detector state names this group's sink (0: no
-/// sink), counting a spawned thread from its spawn; `changes` grows whenever a thread joins or
-/// leaves the group.
-struct Group {
-    live: usize,
-    changes: u64,
-    sink: Option<Arc<Sink>>,
-    deadlocked: bool,
-}
-
-static GROUPS: std::sync::LazyLock<Mutex<HashMap<u64, Group>>> = std::sync::LazyLock::new(Default::default);
-
-pub fn group_of(sink: &Option<Arc<Sink>>) -> u64 {
-    sink.as_ref().map_or(0, |s| s.id())
-}
-
-/// A thread joins the group of `sink` (spawned under it, registered, or entering a check).
-pub fn join_group(sink: &Option<Arc<Sink>>) {
-    if !enabled() {
-        return;
-    }
-    let mut groups = GROUPS.lock();
-    let g = groups.entry(group_of(sink)).or_insert_with(|| Group { live: 0, changes: 0, sink: sink.clone(), deadlocked: false });
-    g.live += 1;
-    g.changes += 1;
-}
-
-/// A thread leaves the group of `sink` (it ended, or left a check).
-pub fn leave_group(sink: &Option<Arc<Sink>>) {
-    if !enabled() {
-        return;
-    }
-    let key = group_of(sink);
-    let mut groups = GROUPS.lock();
-    if let Some(g) = groups.get_mut(&key) {
-        g.live = g.live.saturating_sub(1);
-        g.changes += 1;
-        if g.live == 0 {
-            groups.remove(&key);
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The watchdog.
@@ -634,7 +591,7 @@ fn watchdog() {
         let steady: Vec<&(Arc<ThreadInfo>, Published)> =
             waiting.iter().filter(|(t, _)| since.get(&t.serial).is_some_and(|(_, at)| now - *at >= QUIET)).collect();
 
-        let mut found: Vec<(Option<Arc<Sink>>, Deadlock, bool)> = Vec::new();
+        let mut found: Vec<(Option<Arc<CheckScope>>, Deadlock, bool)> = Vec::new();
         for cycle in wait_cycles(&steady) {
             let mut key: Vec<u64> = cycle.iter().map(|&i| steady[i].0.serial).collect();
             key.sort_unstable();
@@ -647,22 +604,22 @@ fn watchdog() {
                 let mut groups = GROUPS.lock();
                 groups.get_mut(&group).and_then(|g| {
                     g.deadlocked = true;
-                    g.sink.clone()
+                    g.scope.clone()
                 })
             };
             found.push((sink.clone(), hang_report(&steady, &cycle, &members, &sink), sink.is_some()));
         }
 
         let mut groups = GROUPS.lock();
-        let mut ends: Vec<Option<Arc<Sink>>> = Vec::new();
-        let mut hangs: Vec<(Option<Arc<Sink>>, Vec<usize>)> = Vec::new();
+        let mut ends: Vec<Option<Arc<CheckScope>>> = Vec::new();
+        let mut hangs: Vec<(Option<Arc<CheckScope>>, Vec<usize>)> = Vec::new();
         for (key, g) in groups.iter_mut() {
             let first = group_since.entry(*key).or_insert((g.changes, now));
             if first.0 != g.changes {
                 *first = (g.changes, now);
             }
             let stable = now - first.1 >= QUIET;
-            if g.sink.as_ref().is_some_and(|s| s.is_closed()) || g.live == 0 || !stable {
+            if g.scope.as_ref().is_some_and(|s| s.is_closed()) || g.live == 0 || !stable {
                 continue;
             }
             let members: Vec<usize> = (0..steady.len()).filter(|&i| steady[i].1.group == *key).collect();
@@ -671,11 +628,11 @@ fn watchdog() {
             }
             if !g.deadlocked {
                 g.deadlocked = true;
-                hangs.push((g.sink.clone(), members));
-            } else if g.sink.is_none() || members.iter().all(|&i| !steady[i].1.interruptible) {
+                hangs.push((g.scope.clone(), members));
+            } else if g.scope.is_none() || members.iter().all(|&i| !steady[i].1.interruptible) {
                 // Reported already (a cycle), and now nothing can move: outside a check the
                 // process can never end; inside one, no thread of it can be unwound.
-                ends.push(g.sink.clone());
+                ends.push(g.scope.clone());
             }
         }
         group_since.retain(|k, _| groups.contains_key(k));
@@ -686,10 +643,10 @@ fn watchdog() {
             found.push((sink, d, true));
         }
         for (sink, d, ends_group) in found {
-            crate::reporting::sink::deadlock_found(d, sink.as_ref(), ends_group);
+            crate::reporting::deliver::deadlock_found(d, sink.as_ref(), ends_group);
         }
         for sink in ends {
-            crate::reporting::sink::end_hung_check(sink.as_ref());
+            crate::reporting::deliver::end_hung_check(sink.as_ref());
         }
     }
 }
@@ -778,7 +735,7 @@ fn hang_report(
     waiting: &[&(Arc<ThreadInfo>, Published)],
     cycle: &[usize],
     members: &[usize],
-    sink: &Option<Arc<Sink>>,
+    sink: &Option<Arc<CheckScope>>,
 ) -> Deadlock {
     let order: Vec<usize> =
         cycle.iter().copied().chain(members.iter().copied().filter(|i| !cycle.contains(i))).collect();

@@ -7,13 +7,48 @@
 //! flushed standard output. Calling `exit` again inside it would be undefined behaviour, so the
 //! status is changed with `_exit`, after flushing C's streams.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 
+use crate::base::lock::{Mutex, MutexGuard};
+use crate::base::platform::{end_process, write_stderr};
 use crate::config::options::{self, Config};
+
+/// Held while one report is written (and, with `halt_on_error`, until the process is gone), so
+/// reports of parallel threads never interleave and nothing is reported after the first halt.
+/// No user code runs while it is held.
+static WRITING: Mutex<()> = Mutex::new(());
+
+/// Race and deadlock reports written whole so far (outside any check); counted under `WRITING`,
+/// after the write.
+static RACES_WRITTEN: AtomicUsize = AtomicUsize::new(0);
+static DEADLOCKS_WRITTEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Race reports written whole so far. Exact while [`hold`]'s guard is held.
+pub fn races_written() -> usize {
+    RACES_WRITTEN.load(Ordering::Relaxed)
+}
+
+/// Deadlock reports written whole so far. Exact while [`hold`]'s guard is held.
+pub fn deadlocks_written() -> usize {
+    DEADLOCKS_WRITTEN.load(Ordering::Relaxed)
+}
+
+/// Waits for the report being written, if any, to be whole, and keeps any other from starting
+/// while the guard lives: the process end's summary counts exactly the reports before it.
+pub fn hold() -> MutexGuard<'static, ()> {
+    WRITING.lock()
+}
+
+/// Counts one report written whole (a deadlock's, or a race's); called under [`hold`]'s guard.
+pub fn count_written(deadlock: bool) {
+    let written = if deadlock { &DEADLOCKS_WRITTEN } else { &RACES_WRITTEN };
+    written.fetch_add(1, Ordering::Relaxed);
+}
 
 static REGISTERED: Once = Once::new();
 
-/// Registers the process-end hook (once; called when the options are read).
+/// Registers the process-end hook (once; called at start-up and before a report is written).
 pub fn register() {
     REGISTERED.call_once(|| {
         if !(crate::base::platform::get().at_exit)(at_process_end) {
@@ -28,12 +63,12 @@ extern "C" fn at_process_end() {
     // written is finished first, and none starts while the summary is decided and written, so
     // the summary counts exactly the whole reports before it. Kept to the end of the process
     // when it changes the status; released otherwise (a later report is then written whole).
-    let writing = crate::reporting::output::hold();
+    let writing = hold();
     if config.options.stats {
         write_stderr(&format!("{}\n", crate::runtime::stats::summary_line()));
     }
-    let races = crate::reporting::sink::races_outside_check();
-    let deadlocks = crate::reporting::sink::deadlocks_outside_check();
+    let races = races_written();
+    let deadlocks = deadlocks_written();
     if races == 0 && deadlocks == 0 {
         return;
     }
@@ -70,8 +105,8 @@ pub fn end_hung_process() -> ! {
         0 => 66,
         s => s,
     };
-    let races = crate::reporting::sink::races_outside_check();
-    let deadlocks = crate::reporting::sink::deadlocks_outside_check();
+    let races = races_written();
+    let deadlocks = deadlocks_written();
     write_stderr(&format!(
         "racer: {}{}; the program is deadlocked: exiting with status {status} instead of hanging\n",
         found(races, deadlocks),
@@ -98,18 +133,4 @@ fn destination(config: &Config) -> String {
         Some(path) => format!(" (to {})", path.display()),
         None => String::new(),
     }
-}
-
-/// Flushes C's streams and ends the process with `status` at once, running no exit handlers and
-/// no destructors: Rust's standard output is not flushed here, because the stopping thread may
-/// be in the middle of writing to it.
-pub fn end_process(status: i32) -> ! {
-    (crate::base::platform::get().end_process)(status)
-}
-
-/// Writes to file descriptor 2 directly, taking no lock of std's: at process end Rust's
-/// thread-locals may be gone, and while a report is written std's stderr lock may be held by a
-/// thread that waits for the report's lock.
-pub fn write_stderr(text: &str) {
-    (crate::base::platform::get().write_stderr)(text.as_bytes())
 }

@@ -1,2 +1,2 @@
 pub mod output;
-pub mod sink;
+pub mod deliver;

@@ -1,3 +1,4 @@
+pub mod check_scope;
 pub mod seen_key;
 pub mod stats;
 pub mod sync_clock;

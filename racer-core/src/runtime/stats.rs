@@ -16,7 +16,6 @@ use crate::base::lock::Mutex;
 
 use crate::model::algorithm::{AnyPolicy, CellPolicy, ALGORITHMS};
 use crate::provenance::access::AccessInfo;
-use crate::shadow::cell::CellMeta;
 
 /// A snapshot of the detector's storage.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -187,10 +186,6 @@ fn record(algorithm: usize, change: Sums) {
     }
 }
 
-/// Bytes of shadow memory of each cell: its part of the cell and its state's slot; what the
-/// state allocates on the heap comes on top.
-const ENTRY_BYTES: usize = std::mem::size_of::<CellMeta>() + crate::shadow::state_slots::SLOT_BYTES;
-
 /// What one cell's state occupies: taken before and after an access (under the cell's lock),
 /// and accounted for after the lock is released.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,7 +202,9 @@ impl Footprint {
 }
 
 /// A cell's state went from `before` (`None`: the cell had none yet) to `after`.
-pub fn cell_changed(before: Option<Footprint>, after: Footprint) {
+/// `entry_bytes`: the shadow memory of each cell besides what its state allocates (the shadow
+/// memory's `ENTRY_BYTES`).
+pub fn cell_changed(before: Option<Footprint>, after: Footprint, entry_bytes: usize) {
     let (cells, before) = match before {
         Some(before) if before == after => return,
         Some(before) => (0, before),
@@ -216,14 +213,14 @@ pub fn cell_changed(before: Option<Footprint>, after: Footprint) {
     // Per cell, so exact at once; rarely a new maximum, so rarely written.
     raise(&MAX_ON_CELL[after.algorithm], after.segments);
     let segments = after.segments as isize - before.segments as isize;
-    let bytes = after.heap_bytes as isize - before.heap_bytes as isize + cells * ENTRY_BYTES as isize;
+    let bytes = after.heap_bytes as isize - before.heap_bytes as isize + cells * entry_bytes as isize;
     record(after.algorithm, [cells, segments, bytes]);
 }
 
-/// A cell's state was freed.
-pub fn cell_forgotten(state: &AnyPolicy<AccessInfo>) {
+/// A cell's state was freed (`entry_bytes` as for [`cell_changed`]).
+pub fn cell_forgotten(state: &AnyPolicy<AccessInfo>, entry_bytes: usize) {
     let gone = Footprint::of(state.policy(), state.algorithm());
-    record(gone.algorithm, [-1, -(gone.segments as isize), -((ENTRY_BYTES + gone.heap_bytes) as isize)]);
+    record(gone.algorithm, [-1, -(gone.segments as isize), -((entry_bytes + gone.heap_bytes) as isize)]);
 }
 
 /// Reads the detector's storage statistics.

@@ -9,7 +9,7 @@ use crate::base::lock::Mutex;
 
 use crate::model::clock::{Epoch, VectorClock};
 use crate::provenance::sync_event::SyncEvent;
-use crate::runtime::thread_state::{with_current, ThreadState};
+use crate::runtime::thread_state::{with_current, ExitPost, ThreadState};
 
 /// A vector clock owned by a synchronisation object (a mutex, a join handle, a message...).
 ///
@@ -42,6 +42,12 @@ impl SyncClock {
         wait_on(&self.clock.lock(), t, event);
     }
 
+}
+
+impl ExitPost for SyncClock {
+    fn post_exit(&self, t: &mut ThreadState, event: SyncEvent) -> Epoch {
+        self.post_from(t, event)
+    }
 }
 
 /// The clock of a lock, read and written only by the thread that holds the lock: the lock

@@ -17,7 +17,7 @@ use std::sync::LazyLock as Lazy;
 use crate::base::lock::Mutex;
 
 use crate::model::clock::{Epoch, Segment, Slot, VectorClock};
-use crate::reporting::sink::Sink;
+use crate::runtime::check_scope::CheckScope;
 use crate::provenance::stack::StackId;
 use crate::provenance::sync_event::{SyncEvent, SyncEventId};
 use crate::provenance::thread_ref::{ThreadInfo, ThreadRef};
@@ -124,12 +124,19 @@ pub struct ThreadState {
     /// Who the thread is; access records keep copies of this handle.
     pub thread_ref: ThreadRef,
     /// The `racer::check` this thread reports to, if any.
-    pub sink: Option<Arc<Sink>>,
+    pub scope: Option<Arc<CheckScope>>,
     last_sync: Option<SyncEvent>,
     last_sync_id: Option<SyncEventId>,
     exit_epoch: Option<Epoch>,
     /// Where to post the thread's exit when this state is dropped.
-    exit_post: Option<(Arc<crate::runtime::sync_clock::SyncClock>, SyncEvent)>,
+    exit_post: Option<(Arc<dyn ExitPost>, SyncEvent)>,
+}
+
+/// Where a thread's exit is posted when its state is dropped: a `SyncClock`, named through this
+/// trait because `sync_clock` builds on this file.
+pub trait ExitPost: Send + Sync {
+    /// A post of `t` (its exit), as `SyncClock::post_from`. Returns the epoch posted.
+    fn post_exit(&self, t: &mut ThreadState, event: SyncEvent) -> Epoch;
 }
 
 /// What a spawning thread hands to the thread it spawns.
@@ -137,7 +144,7 @@ pub struct ChildSeed {
     slot: Slot,
     clock: VectorClock,
     info: Arc<ThreadInfo>,
-    sink: Option<Arc<Sink>>,
+    scope: Option<Arc<CheckScope>>,
     spawn_event: SyncEvent,
 }
 
@@ -186,14 +193,14 @@ impl ThreadState {
             slot,
             clock,
             thread_ref: ThreadRef::new(info),
-            sink: None,
+            scope: None,
             last_sync: None,
             last_sync_id: None,
             exit_epoch: None,
             exit_post: None,
         };
         state.publish_segment();
-        crate::deadlock::join_group(&None);
+        crate::runtime::check_scope::join_group(&None);
         Some(state)
     }
 
@@ -245,8 +252,8 @@ impl ThreadState {
         let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
         // The child counts in its check's group from now, so a join of it that blocks before it
         // runs is not taken for the last thread blocking.
-        crate::deadlock::join_group(&self.sink);
-        Some(ChildSeed { slot, clock, info, sink: self.sink.clone(), spawn_event })
+        crate::runtime::check_scope::join_group(&self.scope);
+        Some(ChildSeed { slot, clock, info, scope: self.scope.clone(), spawn_event })
     }
 
     /// Marks the thread's exit post, after which its slot may be reused by a spawner that has
@@ -258,7 +265,7 @@ impl ThreadState {
     /// Posts the thread's exit into `clock` when this state is dropped: the thread's last
     /// thread-local destructor of racer's, which runs after those the thread's code registered
     /// (they were registered later, and run first), so `join` orders them too.
-    pub fn post_exit_at_drop(&mut self, clock: Arc<crate::runtime::sync_clock::SyncClock>, event: SyncEvent) {
+    pub fn post_exit_at_drop(&mut self, clock: Arc<dyn ExitPost>, event: SyncEvent) {
         self.exit_post = Some((clock, event));
     }
 }
@@ -275,7 +282,7 @@ impl ChildSeed {
             slot: self.slot,
             clock: self.clock,
             thread_ref: ThreadRef::new(self.info),
-            sink: self.sink,
+            scope: self.scope,
             last_sync: Some(self.spawn_event),
             last_sync_id: None,
             exit_epoch: None,
@@ -312,7 +319,7 @@ fn release_slot(slot: Slot, exit_epoch: Option<Epoch>, last_epoch: Epoch) {
 impl Drop for ThreadState {
     fn drop(&mut self) {
         if let Some((clock, event)) = self.exit_post.take() {
-            let posted = clock.post_from(self, event);
+            let posted = clock.post_exit(self, event);
             self.exited(posted);
         }
         let _ = SEEN_KEY.try_with(|s| s.set(crate::runtime::seen_key::NO_KEY));
@@ -321,7 +328,7 @@ impl Drop for ThreadState {
             self.exit_epoch = Some(self.clock.get(self.slot));
             ENDED_UNSPAWNED.lock().join(&self.clock);
         }
-        crate::deadlock::leave_group(&self.sink);
+        crate::runtime::check_scope::leave_group(&self.scope);
         release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
     }
 }

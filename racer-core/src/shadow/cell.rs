@@ -47,6 +47,10 @@ fn shard_lock(address: usize) -> &'static Mutex<()> {
     &SHARD_LOCKS[(hash >> 57) as usize % SHARDS].0
 }
 
+/// Bytes of shadow memory of each cell: its part of the cell and its state's slot; what the
+/// state allocates on the heap comes on top.
+const ENTRY_BYTES: usize = std::mem::size_of::<CellMeta>() + state_slots::SLOT_BYTES;
+
 /// The detector's part of a `Shared` cell: 40 bytes, plus its state's 40-byte slot in
 /// `state_slots` once the cell is first checked. That is all of its shadow memory while it has
 /// at most one read since its last write (more parallel reads spill to the heap).
@@ -111,12 +115,12 @@ impl CellMeta {
                 self.seen.remember(kind, seen::key(cur.segment), algorithm);
                 (before, stats::Footprint::of(cell, algorithm))
             };
-            stats::cell_changed(before, after);
+            stats::cell_changed(before, after, ENTRY_BYTES);
             if found.is_empty() {
                 return;
             }
             for (race_kind, prev) in found {
-                crate::reporting::sink::race_found(t, race_kind, &prev, &cur, type_name, address);
+                crate::reporting::deliver::race_found(t.scope.as_ref(), race_kind, &prev, &cur, type_name, address);
             }
         });
     }
@@ -131,7 +135,7 @@ impl CellMeta {
         }
         // SAFETY: the cell's live state, reached through `&mut self`, and never again.
         let cell = unsafe { state_slots::take_state(bits) };
-        stats::cell_forgotten(&cell);
+        stats::cell_forgotten(&cell, ENTRY_BYTES);
         let key = current_seen_key();
         if self.seen.contains(AccessKind::Write, key) {
             return; // this segment wrote it last: nothing new to find
@@ -145,7 +149,7 @@ impl CellMeta {
             let info = AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() };
             let cur = Recorded { segment: t.segment(), info };
             for (race_kind, prev) in found {
-                crate::reporting::sink::race_found(t, race_kind, &prev, &cur, type_name, address);
+                crate::reporting::deliver::race_found(t.scope.as_ref(), race_kind, &prev, &cur, type_name, address);
             }
         });
     }
