@@ -9,6 +9,7 @@
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use crate::base::lock::Mutex;
 
@@ -18,6 +19,7 @@ use crate::report::{AccessKind, RaceKind};
 use crate::shadow::seen::{self, SeenAccesses};
 use crate::provenance::stack;
 use crate::shadow::state_slots::{self, StateBits};
+use crate::runtime::check_scope::CheckScope;
 use crate::runtime::stats;
 use crate::runtime::thread_state::{current_seen_key, with_current};
 
@@ -82,7 +84,7 @@ impl CellMeta {
     #[inline(never)]
     fn access_slow(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
         let _ = SLOW_ACCESSES.try_with(|n| n.set(n.get() + 1));
-        with_current(|t| {
+        let races = with_current(|t| {
             // Never dropped: its handle is uncounted (the state keeps counted clones of it).
             let cur = std::mem::ManuallyDrop::new(Recorded {
                 segment: t.segment(),
@@ -117,12 +119,14 @@ impl CellMeta {
             };
             stats::cell_changed(before, after, ENTRY_BYTES);
             if found.is_empty() {
-                return;
+                return None;
             }
-            for (race_kind, prev) in found {
-                crate::reporting::deliver::race_found(t.scope.as_ref(), race_kind, &prev, &cur, type_name, address);
-            }
+            // A counted copy of the access, to report it once the thread state is released.
+            Some(Races { found, cur: cur.clone(), scope: t.scope.clone() })
         });
+        if let Some(Some(races)) = races {
+            races.deliver(type_name, address);
+        }
     }
 
     /// The cell's last access (its drop, or `into_inner`): a write checked against the cell's
@@ -140,18 +144,35 @@ impl CellMeta {
         if self.seen.contains(AccessKind::Write, key) {
             return; // this segment wrote it last: nothing new to find
         }
-        with_current(|t| {
+        let races = with_current(|t| {
             let mut found: Vec<(RaceKind, Record)> = Vec::new();
             cell.policy().check_write(&t.clock, &mut |k, prev| found.push((k, prev.clone())));
             if found.is_empty() {
-                return;
+                return None;
             }
             let info = AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() };
-            let cur = Recorded { segment: t.segment(), info };
-            for (race_kind, prev) in found {
-                crate::reporting::deliver::race_found(t.scope.as_ref(), race_kind, &prev, &cur, type_name, address);
-            }
+            Some(Races { found, cur: Recorded { segment: t.segment(), info }, scope: t.scope.clone() })
         });
+        if let Some(Some(races)) = races {
+            races.deliver(type_name, address);
+        }
+    }
+}
+
+/// The races one access found, collected while the thread state is borrowed and delivered
+/// after it was released: reporting may then use the thread state itself.
+struct Races {
+    found: Vec<(RaceKind, Record)>,
+    cur: Record,
+    scope: Option<Arc<CheckScope>>,
+}
+
+impl Races {
+    #[cold]
+    fn deliver(self, type_name: &'static str, address: usize) {
+        for (race_kind, prev) in &self.found {
+            crate::reporting::deliver::race_found(self.scope.as_ref(), *race_kind, prev, &self.cur, type_name, address);
+        }
     }
 }
 
