@@ -18,29 +18,24 @@ use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 use std::pin::Pin;
 use std::ptr;
 
-use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::sync_clock::SyncClock;
+use crate::runtime::sync_object::{kind, SyncObject};
 
 /// The shared allocation: the value and the clock its strong references post into.
 ///
-/// Invariant: `clock` is the join of the clocks of every strong reference dropped so far.
+/// Invariant: `sync.clock` is the join of the clocks of every strong reference dropped so far.
 /// `repr(C)` with the value last, so the value's offset is known for the raw-pointer methods
 /// and the slice constructors.
 #[repr(C)]
 struct ArcInner<T: ?Sized> {
-    clock: SyncClock,
-    created: &'static Location<'static>,
+    sync: SyncObject<kind::Arc, SyncClock>,
     value: T,
 }
 
 impl<T: ?Sized> ArcInner<T> {
-    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
-        SyncEvent { op, object: "Arc", created: Some(self.created), at }
-    }
-
     /// The wait before the value changes hands for good.
     fn acquire(&self, at: &'static Location<'static>) {
-        self.clock.wait(self.event("taking the value of", at));
+        self.sync.wait("taking the value of", at);
     }
 }
 
@@ -48,14 +43,14 @@ impl<T: ?Sized> Drop for ArcInner<T> {
     /// Runs when the last strong reference is gone, before the value's own drop.
     #[track_caller]
     fn drop(&mut self) {
-        self.clock.wait(self.event("freeing the value of", Location::caller()));
+        self.sync.wait("freeing the value of", Location::caller());
     }
 }
 
 impl<T: Clone> Clone for ArcInner<T> {
     /// For `make_mut`'s copy: a new allocation, with a fresh clock.
     fn clone(&self) -> ArcInner<T> {
-        ArcInner { clock: SyncClock::new(), created: self.created, value: self.value.clone() }
+        ArcInner { sync: SyncObject::new(SyncClock::new(), self.sync.created), value: self.value.clone() }
     }
 }
 
@@ -65,7 +60,7 @@ fn into_value<T>(inner: ArcInner<T>) -> T {
     let inner = ManuallyDrop::new(inner);
     // SAFETY: `inner` is never used or dropped again; each field is read exactly once.
     unsafe {
-        drop(ptr::read(&inner.clock));
+        drop(ptr::read(&inner.sync));
         ptr::read(&inner.value)
     }
 }
@@ -87,7 +82,7 @@ impl<T: RefUnwindSafe + ?Sized> RefUnwindSafe for Arc<T> {}
 impl<T> Arc<T> {
     #[track_caller]
     pub fn new(data: T) -> Arc<T> {
-        Arc { inner: std::sync::Arc::new(ArcInner { clock: SyncClock::new(), created: Location::caller(), value: data }) }
+        Arc { inner: std::sync::Arc::new(ArcInner { sync: SyncObject::new(SyncClock::new(), Location::caller()), value: data }) }
     }
 
     #[track_caller]
@@ -99,7 +94,7 @@ impl<T> Arc<T> {
         let inner = std::sync::Arc::new_cyclic(|weak: &std::sync::Weak<ArcInner<T>>| {
             // SAFETY: `Weak` is `repr(transparent)` over `std::sync::Weak<ArcInner<T>>`.
             let weak = unsafe { &*(weak as *const std::sync::Weak<ArcInner<T>> as *const Weak<T>) };
-            ArcInner { clock: SyncClock::new(), created, value: data_fn(weak) }
+            ArcInner { sync: SyncObject::new(SyncClock::new(), created), value: data_fn(weak) }
         });
         Arc { inner }
     }
@@ -129,7 +124,7 @@ impl<T> Arc<T> {
     pub fn into_inner(this: Arc<T>) -> Option<T> {
         let at = Location::caller();
         // Whichever caller turns out last waits on this one, as for a drop.
-        this.inner.clock.post(this.inner.event("dropping", at));
+        this.inner.sync.post("dropping", at);
         let inner = std::sync::Arc::into_inner(Arc::into_std(this))?;
         inner.acquire(at);
         Some(into_value(inner))
@@ -219,7 +214,7 @@ impl<T: Clone> Arc<T> {
     #[track_caller]
     pub fn make_mut(this: &mut Arc<T>) -> &mut T {
         let at = Location::caller();
-        this.inner.clock.post(this.inner.event("dropping", at));
+        this.inner.sync.post("dropping", at);
         let inner = std::sync::Arc::make_mut(&mut this.inner);
         inner.acquire(at);
         &mut inner.value
@@ -229,7 +224,7 @@ impl<T: Clone> Arc<T> {
 /// Builds the allocation for a slice of `len` elements, which `fill` writes in place.
 fn new_slice<T>(len: usize, created: &'static Location<'static>, fill: impl FnOnce(*mut T)) -> std::sync::Arc<ArcInner<[T]>> {
     // Field by field, as `repr(C)` lays `ArcInner<[T]>` out.
-    let (layout, created_at) = Layout::new::<SyncClock>().extend(Layout::new::<&'static Location<'static>>()).unwrap();
+    let layout = Layout::new::<SyncObject<kind::Arc, SyncClock>>();
     let (layout, value_at) = layout.extend(Layout::array::<T>(len).expect("slice too large")).expect("slice too large");
     let layout = layout.pad_to_align();
     // SAFETY: `layout` has non-zero size (the clock); every field is written before the box
@@ -239,8 +234,7 @@ fn new_slice<T>(len: usize, created: &'static Location<'static>, fill: impl FnOn
         if mem.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        ptr::write(mem as *mut SyncClock, SyncClock::new());
-        ptr::write(mem.add(created_at) as *mut &'static Location<'static>, created);
+        ptr::write(mem as *mut SyncObject<kind::Arc, SyncClock>, SyncObject::new(SyncClock::new(), created));
         fill(mem.add(value_at) as *mut T);
         let fat = ptr::slice_from_raw_parts_mut(mem as *mut T, len) as *mut ArcInner<[T]>;
         std::sync::Arc::from(Box::from_raw(fat))
@@ -346,7 +340,7 @@ impl<T: ?Sized> Drop for Arc<T> {
     /// `ArcInner::drop` waits).
     #[track_caller]
     fn drop(&mut self) {
-        self.inner.clock.post(self.inner.event("dropping", Location::caller()));
+        self.inner.sync.post("dropping", Location::caller());
     }
 }
 

@@ -10,7 +10,7 @@ use crate::base::lock::Mutex;
 pub use std::sync::BarrierWaitResult;
 
 use crate::model::clock::VectorClock;
-use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::sync_object::{kind, SyncObject};
 use crate::runtime::thread_state::with_current;
 
 /// The arrivals of one generation whose threads have not all left yet.
@@ -36,8 +36,8 @@ struct Generations {
 pub struct Barrier {
     inner: std::sync::Barrier,
     size: usize,
-    created: &'static Location<'static>,
-    generations: Mutex<Generations>,
+    /// Its clocks: the arrivals of each generation.
+    sync: SyncObject<kind::Barrier, Mutex<Generations>>,
 }
 
 impl Barrier {
@@ -47,16 +47,14 @@ impl Barrier {
             inner: std::sync::Barrier::new(n),
             // std treats 0 as 1: every wait returns at once, as leader.
             size: if n == 0 { 1 } else { n },
-            created: Location::caller(),
-            generations: Mutex::new(Generations {
-                filling: Generation { number: 0, arrivals: VectorClock::new(), staying: 0 },
-                full: Vec::new(),
-            }),
+            sync: SyncObject::new(
+                Mutex::new(Generations {
+                    filling: Generation { number: 0, arrivals: VectorClock::new(), staying: 0 },
+                    full: Vec::new(),
+                }),
+                Location::caller(),
+            ),
         }
-    }
-
-    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
-        SyncEvent { op, object: "Barrier", created: Some(self.created), at }
     }
 
     /// Blocks until all `n` threads have called `wait`, as std's.
@@ -64,10 +62,10 @@ impl Barrier {
     pub fn wait(&self) -> BarrierWaitResult {
         let at = Location::caller();
         let number = {
-            let mut g = self.generations.lock();
+            let mut g = self.sync.clock.lock();
             with_current(|t| {
                 g.filling.arrivals.join(&t.clock);
-                t.note_sync(self.event("arriving at", at));
+                t.note_sync(self.sync.event("arriving at", at));
                 t.tick();
             });
             g.filling.staying += 1;
@@ -80,14 +78,14 @@ impl Barrier {
             number
         };
         let result = {
-            let _waiting = crate::deadlock::wait(crate::deadlock::Wait::Barrier(self.created), at);
+            let _waiting = crate::deadlock::wait(crate::deadlock::Wait::Barrier(self.sync.created), at);
             self.inner.wait()
         };
-        let mut g = self.generations.lock();
+        let mut g = self.sync.clock.lock();
         if let Some(i) = g.full.iter().position(|f| f.number == number) {
             with_current(|t| {
                 t.clock.join(&g.full[i].arrivals);
-                t.note_sync(self.event("leaving", at));
+                t.note_sync(self.sync.event("leaving", at));
             });
             g.full[i].staying -= 1;
             if g.full[i].staying == 0 {

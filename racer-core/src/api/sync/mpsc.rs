@@ -21,8 +21,8 @@ pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, 
 use crate::base::lock::{Condvar, Mutex};
 
 use crate::model::clock::VectorClock;
-use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::sync_clock::SyncClock;
+use crate::runtime::sync_object::{kind, SyncObject};
 use crate::runtime::thread_state::with_current;
 
 /// A value in the channel with the clock of its send (`None` if sent during thread-local
@@ -75,23 +75,23 @@ impl HandbackSlot {
     }
 }
 
-/// What both ends of one channel share.
+/// The clocks of a channel's ends going away.
 ///
 /// Invariant: `senders_gone` is the join of the clocks of every dropped sender, `receiver_gone`
 /// the clock of the dropped receiver (empty while it lives).
-struct Ends {
+struct Gone {
     senders_gone: SyncClock,
     receiver_gone: SyncClock,
-    created: &'static Location<'static>,
+}
+
+/// What both ends of one channel share.
+struct Ends {
+    sync: SyncObject<kind::Channel, Gone>,
 }
 
 impl Ends {
     fn new(created: &'static Location<'static>) -> Arc<Ends> {
-        Arc::new(Ends { senders_gone: SyncClock::new(), receiver_gone: SyncClock::new(), created })
-    }
-
-    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
-        SyncEvent { op, object: "a channel", created: Some(self.created), at }
+        Arc::new(Ends { sync: SyncObject::new(Gone { senders_gone: SyncClock::new(), receiver_gone: SyncClock::new() }, created) })
     }
 
     /// The post of a send: wraps `value` with a copy of the sender's clock (and, for a
@@ -99,7 +99,7 @@ impl Ends {
     fn wrap<T>(&self, value: T, rendezvous: bool, at: &'static Location<'static>) -> (Message<T>, Option<Arc<HandbackSlot>>) {
         let clock = with_current(|t| {
             let clock = t.clock.clone();
-            t.note_sync(self.event("sending on", at));
+            t.note_sync(self.sync.event("sending on", at));
             t.tick();
             clock
         });
@@ -115,7 +115,7 @@ impl Ends {
         let back = with_current(|t| {
             if let Some(clock) = &clock {
                 t.clock.join(clock);
-                t.note_sync(self.event("receiving from", at));
+                t.note_sync(self.sync.event("receiving from", at));
             }
             handback.is_some().then(|| {
                 let back = t.clock.clone();
@@ -134,17 +134,17 @@ impl Ends {
         if let Some(clock) = slot.and_then(|slot| slot.wait()) {
             with_current(|t| {
                 t.clock.join(&clock);
-                t.note_sync(self.event("handing over on", at));
+                t.note_sync(self.sync.event("handing over on", at));
             });
         }
     }
 
     fn saw_senders_gone(&self, at: &'static Location<'static>) {
-        self.senders_gone.wait(self.event("finding disconnected", at));
+        self.sync.clock.senders_gone.wait(self.sync.event("finding disconnected", at));
     }
 
     fn saw_receiver_gone(&self, at: &'static Location<'static>) {
-        self.receiver_gone.wait(self.event("finding disconnected", at));
+        self.sync.clock.receiver_gone.wait(self.sync.event("finding disconnected", at));
     }
 }
 
@@ -191,7 +191,7 @@ impl<T> Clone for Sender<T> {
 impl<T> Drop for Sender<T> {
     #[track_caller]
     fn drop(&mut self) {
-        self.ends.senders_gone.post(self.ends.event("dropping a sender of", Location::caller()));
+        self.ends.sync.clock.senders_gone.post(self.ends.sync.event("dropping a sender of", Location::caller()));
     }
 }
 
@@ -249,7 +249,7 @@ impl<T> Clone for SyncSender<T> {
 impl<T> Drop for SyncSender<T> {
     #[track_caller]
     fn drop(&mut self) {
-        self.ends.senders_gone.post(self.ends.event("dropping a sender of", Location::caller()));
+        self.ends.sync.clock.senders_gone.post(self.ends.sync.event("dropping a sender of", Location::caller()));
     }
 }
 
@@ -275,7 +275,7 @@ impl<T> Receiver<T> {
             // The channel is empty: the wait is published for deadlock detection, and made of
             // timed waits so that a wait its check has ended can unwind.
             Err(TryRecvError::Empty) => {
-                let waiting = crate::deadlock::wait(crate::deadlock::Wait::Recv(self.ends.created), at);
+                let waiting = crate::deadlock::wait(crate::deadlock::Wait::Recv(self.ends.sync.created), at);
                 loop {
                     match self.inner.recv_timeout(crate::deadlock::TICK) {
                         Ok(m) => break Ok(m),
@@ -334,7 +334,7 @@ impl<T> Receiver<T> {
 impl<T> Drop for Receiver<T> {
     #[track_caller]
     fn drop(&mut self) {
-        self.ends.receiver_gone.post(self.ends.event("dropping the receiver of", Location::caller()));
+        self.ends.sync.clock.receiver_gone.post(self.ends.sync.event("dropping the receiver of", Location::caller()));
     }
 }
 

@@ -7,16 +7,15 @@ use std::panic::Location;
 
 use crate::deadlock::{self, Acq, LockMeta};
 use crate::report::LockMode;
-use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::sync_clock::HeldClock;
+use crate::runtime::sync_object::{kind, SyncObject};
 
 pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
 /// A mutual exclusion primitive, as `std::sync::Mutex`.
 pub struct Mutex<T: ?Sized> {
-    /// Reached only by the thread holding `inner`.
-    clock: HeldClock,
-    created: &'static Location<'static>,
+    /// Its clock is reached only by the thread holding `inner`.
+    sync: SyncObject<kind::Mutex, HeldClock>,
     /// The lock's identity for deadlock detection; its drop forgets the lock's edges.
     meta: LockMeta,
     inner: std::sync::Mutex<T>,
@@ -70,7 +69,7 @@ pub(crate) fn map_try_lock_result<G, H>(r: TryLockResult<G>, f: impl FnOnce(G) -
 impl<T> Mutex<T> {
     #[track_caller]
     pub const fn new(t: T) -> Mutex<T> {
-        Mutex { clock: HeldClock::new(), created: Location::caller(), meta: LockMeta::new(), inner: std::sync::Mutex::new(t) }
+        Mutex { sync: SyncObject::new(HeldClock::new(), Location::caller()), meta: LockMeta::new(), inner: std::sync::Mutex::new(t) }
     }
 
     pub fn into_inner(self) -> LockResult<T> {
@@ -79,13 +78,9 @@ impl<T> Mutex<T> {
 }
 
 impl<T: ?Sized> Mutex<T> {
-    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
-        SyncEvent { op, object: "Mutex", created: Some(self.created), at }
-    }
-
     #[inline]
     pub(crate) fn acq(&self, at: &'static Location<'static>) -> Acq {
-        Acq::new(&self.meta, LockMode::Exclusive, "Mutex", self.created, at)
+        Acq::new(&self.meta, LockMode::Exclusive, "Mutex", self.sync.created, at)
     }
 
     /// Makes a guard out of a std guard just acquired: the wait. `blocking`: taken by `lock`
@@ -97,7 +92,7 @@ impl<T: ?Sized> Mutex<T> {
         blocking: bool,
     ) -> MutexGuard<'a, T> {
         // SAFETY: `inner` is the lock's std guard: this thread holds the lock.
-        unsafe { self.clock.wait(self.event("locking", at)) };
+        unsafe { self.sync.wait("locking", at) };
         deadlock::acquired(self.acq(at), blocking);
         MutexGuard { lock: self, inner: Some(inner), locked_at: at }
     }
@@ -168,7 +163,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     pub(crate) fn release(mut self) -> (&'a Mutex<T>, std::sync::MutexGuard<'a, T>, &'static Location<'static>) {
         let inner = self.inner.take().expect("guard already released");
         // SAFETY: `inner` still holds the lock.
-        unsafe { self.lock.clock.post(self.lock.event("unlocking", self.locked_at)) };
+        unsafe { self.lock.sync.post("unlocking", self.locked_at) };
         self.lock.released();
         (self.lock, inner, self.locked_at)
     }
@@ -191,7 +186,7 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
             // SAFETY: `inner` still holds the lock.
-            unsafe { self.lock.clock.post(self.lock.event("unlocking", self.locked_at)) };
+            unsafe { self.lock.sync.post("unlocking", self.locked_at) };
             self.lock.released();
             drop(inner);
         }

@@ -7,16 +7,15 @@ use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 
 pub use std::sync::OnceState;
 
-use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::sync_clock::SyncClock;
+use crate::runtime::sync_object::{kind, SyncObject};
 
 /// A one-time initialisation primitive, as `std::sync::Once`.
 ///
-/// Invariant: once `inner` is complete, `clock` holds the clock of the call that completed it.
+/// Invariant: once `inner` is complete, `sync.clock` holds the clock of the call that completed it.
 pub struct Once {
     inner: std::sync::Once,
-    clock: SyncClock,
-    created: &'static Location<'static>,
+    sync: SyncObject<kind::Once, SyncClock>,
 }
 
 impl UnwindSafe for Once {}
@@ -25,11 +24,7 @@ impl RefUnwindSafe for Once {}
 impl Once {
     #[track_caller]
     pub const fn new() -> Once {
-        Once { inner: std::sync::Once::new(), clock: SyncClock::new(), created: Location::caller() }
-    }
-
-    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
-        SyncEvent { op, object: "Once", created: Some(self.created), at }
+        Once { inner: std::sync::Once::new(), sync: SyncObject::new(SyncClock::new(), Location::caller()) }
     }
 
     #[track_caller]
@@ -37,9 +32,9 @@ impl Once {
         let at = Location::caller();
         self.inner.call_once(|| {
             f();
-            self.clock.post(self.event("completing", at));
+            self.sync.post("completing", at);
         });
-        self.clock.wait(self.event("observing", at));
+        self.sync.wait("observing", at);
     }
 
     #[track_caller]
@@ -47,9 +42,9 @@ impl Once {
         let at = Location::caller();
         self.inner.call_once_force(|state| {
             f(state);
-            self.clock.post(self.event("completing", at));
+            self.sync.post("completing", at);
         });
-        self.clock.wait(self.event("observing", at));
+        self.sync.wait("observing", at);
     }
 
     /// True once some call completed; observing that waits on the completion.
@@ -57,7 +52,7 @@ impl Once {
     pub fn is_completed(&self) -> bool {
         let done = self.inner.is_completed();
         if done {
-            self.clock.wait(self.event("observing", Location::caller()));
+            self.sync.wait("observing", Location::caller());
         }
         done
     }

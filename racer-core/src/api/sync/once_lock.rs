@@ -5,17 +5,16 @@
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 
-use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::sync_clock::SyncClock;
+use crate::runtime::sync_object::{kind, SyncObject};
 
 /// A cell written at most once, as `std::sync::OnceLock`.
 ///
-/// Invariant: once `inner` holds a value, `clock` holds the clock of the thread that put it
+/// Invariant: once `inner` holds a value, `sync.clock` holds the clock of the thread that put it
 /// there, as of just before it did.
 pub struct OnceLock<T> {
     inner: std::sync::OnceLock<T>,
-    clock: SyncClock,
-    created: &'static Location<'static>,
+    sync: SyncObject<kind::OnceLock, SyncClock>,
 }
 
 impl<T: UnwindSafe> UnwindSafe for OnceLock<T> {}
@@ -24,16 +23,12 @@ impl<T: RefUnwindSafe + UnwindSafe> RefUnwindSafe for OnceLock<T> {}
 impl<T> OnceLock<T> {
     #[track_caller]
     pub const fn new() -> OnceLock<T> {
-        OnceLock { inner: std::sync::OnceLock::new(), clock: SyncClock::new(), created: Location::caller() }
-    }
-
-    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
-        SyncEvent { op, object: "OnceLock", created: Some(self.created), at }
+        OnceLock { inner: std::sync::OnceLock::new(), sync: SyncObject::new(SyncClock::new(), Location::caller()) }
     }
 
     /// Returns `value` after waiting on the initialisation that made it.
     fn observed<'a>(&self, value: &'a T, at: &'static Location<'static>) -> &'a T {
-        self.clock.wait(self.event("observing", at));
+        self.sync.wait("observing", at);
         value
     }
 
@@ -67,7 +62,7 @@ impl<T> OnceLock<T> {
     pub(crate) fn get_or_init_at<F: FnOnce() -> T>(&self, at: &'static Location<'static>, f: F) -> &T {
         let value = self.inner.get_or_init(|| {
             let value = f();
-            self.clock.post(self.event("initialising", at));
+            self.sync.post("initialising", at);
             value
         });
         self.observed(value, at)
@@ -97,7 +92,7 @@ impl<T> Default for OnceLock<T> {
 impl<T> From<T> for OnceLock<T> {
     #[track_caller]
     fn from(value: T) -> OnceLock<T> {
-        OnceLock { inner: std::sync::OnceLock::from(value), clock: SyncClock::new(), created: Location::caller() }
+        OnceLock { inner: std::sync::OnceLock::from(value), sync: SyncObject::new(SyncClock::new(), Location::caller()) }
     }
 }
 
@@ -110,7 +105,7 @@ impl<T: Clone> Clone for OnceLock<T> {
         if let Some(v) = self.get() {
             let _ = inner.set(v.clone());
         }
-        OnceLock { inner, clock: SyncClock::new(), created: at }
+        OnceLock { inner, sync: SyncObject::new(SyncClock::new(), at) }
     }
 }
 

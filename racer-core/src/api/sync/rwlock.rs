@@ -13,19 +13,23 @@ use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 use super::mutex::{acquire, map_lock_result, map_try_lock_result};
 use crate::deadlock::{self, Acq, LockMeta};
 use crate::report::LockMode;
-use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::sync_clock::SyncClock;
+use crate::runtime::sync_object::{kind, SyncObject};
 
 use std::sync::{LockResult, TryLockResult};
 
-/// A reader-writer lock, as `std::sync::RwLock`.
+/// A reader-writer lock's two clocks.
 ///
 /// Invariant: `written` is the join of the clocks of every write-unlock so far, `read` the
 /// join of every read-unlock.
-pub struct RwLock<T: ?Sized> {
+struct Clocks {
     written: SyncClock,
     read: SyncClock,
-    created: &'static Location<'static>,
+}
+
+/// A reader-writer lock, as `std::sync::RwLock`.
+pub struct RwLock<T: ?Sized> {
+    sync: SyncObject<kind::RwLock, Clocks>,
     /// The lock's identity for deadlock detection; its drop forgets the lock's edges.
     meta: LockMeta,
     inner: std::sync::RwLock<T>,
@@ -37,7 +41,7 @@ impl<T: ?Sized> RefUnwindSafe for RwLock<T> {}
 impl<T> RwLock<T> {
     #[track_caller]
     pub const fn new(t: T) -> RwLock<T> {
-        RwLock { written: SyncClock::new(), read: SyncClock::new(), created: Location::caller(), meta: LockMeta::new(), inner: std::sync::RwLock::new(t) }
+        RwLock { sync: SyncObject::new(Clocks { written: SyncClock::new(), read: SyncClock::new() }, Location::caller()), meta: LockMeta::new(), inner: std::sync::RwLock::new(t) }
     }
 
     pub fn into_inner(self) -> LockResult<T> {
@@ -46,13 +50,9 @@ impl<T> RwLock<T> {
 }
 
 impl<T: ?Sized> RwLock<T> {
-    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
-        SyncEvent { op, object: "RwLock", created: Some(self.created), at }
-    }
-
     #[inline]
     fn acq(&self, mode: LockMode, at: &'static Location<'static>) -> Acq {
-        Acq::new(&self.meta, mode, "RwLock", self.created, at)
+        Acq::new(&self.meta, mode, "RwLock", self.sync.created, at)
     }
 
     fn read_locked<'a>(
@@ -61,7 +61,7 @@ impl<T: ?Sized> RwLock<T> {
         at: &'static Location<'static>,
         blocking: bool,
     ) -> RwLockReadGuard<'a, T> {
-        self.written.wait(self.event("read-locking", at));
+        self.sync.clock.written.wait(self.sync.event("read-locking", at));
         deadlock::acquired(self.acq(LockMode::Shared, at), blocking);
         RwLockReadGuard { lock: self, inner, locked_at: at }
     }
@@ -72,9 +72,9 @@ impl<T: ?Sized> RwLock<T> {
         at: &'static Location<'static>,
         blocking: bool,
     ) -> RwLockWriteGuard<'a, T> {
-        let event = self.event("write-locking", at);
-        self.written.wait(event);
-        self.read.wait(event);
+        let event = self.sync.event("write-locking", at);
+        self.sync.clock.written.wait(event);
+        self.sync.clock.read.wait(event);
         deadlock::acquired(self.acq(LockMode::Exclusive, at), blocking);
         RwLockWriteGuard { lock: self, inner, locked_at: at }
     }
@@ -156,7 +156,7 @@ impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         // Runs before the field `inner` unlocks.
-        self.lock.read.post(self.lock.event("read-unlocking", self.locked_at));
+        self.lock.sync.clock.read.post(self.lock.sync.event("read-unlocking", self.locked_at));
         deadlock::released(self.lock.meta.id());
     }
 }
@@ -197,7 +197,7 @@ impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         // Runs before the field `inner` unlocks.
-        self.lock.written.post(self.lock.event("write-unlocking", self.locked_at));
+        self.lock.sync.clock.written.post(self.lock.sync.event("write-unlocking", self.locked_at));
         deadlock::released(self.lock.meta.id());
     }
 }
