@@ -19,7 +19,7 @@
 //! **Real deadlocks.** A thread about to block in a wrapper (a lock whose `try_lock` failed
 //! after a short spin, a condvar wait without timeout, a join of an unfinished thread, a
 //! channel receive on an empty channel, a barrier) publishes what it waits for, what it holds
-//! and its stack in its own slot (`Slot`, one per thread, its own lock), and clears it when it
+//! and its stack in its own wait slot (`WaitSlot`, one per thread, its own lock), and clears it when it
 //! stops waiting. A watchdog thread, started at the first such wait, reads every slot every
 //! `TICK`. A publication carries a per-thread sequence number that changes at every new wait,
 //! so a thread seen with the same number in two readings was blocked for the whole time in
@@ -466,25 +466,25 @@ struct Published {
 }
 
 /// One thread's published wait, if it is waiting.
-struct Slot {
+struct WaitSlot {
     thread: Arc<ThreadInfo>,
     waiting: Mutex<Option<Published>>,
     seq: AtomicU64,
 }
 
-static SLOTS: Mutex<Vec<Weak<Slot>>> = Mutex::new(Vec::new());
+static SLOTS: Mutex<Vec<Weak<WaitSlot>>> = Mutex::new(Vec::new());
 
 thread_local! {
-    static MY_SLOT: RefCell<Option<Arc<Slot>>> = const { RefCell::new(None) };
+    static MY_SLOT: RefCell<Option<Arc<WaitSlot>>> = const { RefCell::new(None) };
 }
 
-fn my_slot() -> Option<Arc<Slot>> {
+fn my_slot() -> Option<Arc<WaitSlot>> {
     MY_SLOT
         .try_with(|s| {
             let mut s = s.try_borrow_mut().ok()?;
             if s.is_none() {
                 let thread = with_current(|t| t.thread_ref.info())?;
-                let slot = Arc::new(Slot { thread, waiting: Mutex::new(None), seq: AtomicU64::new(0) });
+                let slot = Arc::new(WaitSlot { thread, waiting: Mutex::new(None), seq: AtomicU64::new(0) });
                 let mut all = SLOTS.lock();
                 all.retain(|w| w.strong_count() > 0);
                 all.push(Arc::downgrade(&slot));
@@ -498,7 +498,7 @@ fn my_slot() -> Option<Arc<Slot>> {
 
 /// A published wait; dropping it (when the wait ends, or unwinds) withdraws it.
 pub struct Blocking {
-    slot: Option<Arc<Slot>>,
+    slot: Option<Arc<WaitSlot>>,
     sink: Option<Arc<CheckScope>>,
 }
 
@@ -579,7 +579,7 @@ fn watchdog() {
     let mut reported_cycles: HashSet<Vec<u64>> = HashSet::new();
     loop {
         std::thread::sleep(TICK);
-        let slots: Vec<Arc<Slot>> = SLOTS.lock().iter().filter_map(Weak::upgrade).collect();
+        let slots: Vec<Arc<WaitSlot>> = SLOTS.lock().iter().filter_map(Weak::upgrade).collect();
         let waiting: Vec<(Arc<ThreadInfo>, Published)> =
             slots.iter().filter_map(|s| s.waiting.lock().clone().map(|p| (s.thread.clone(), p))).collect();
         let now = Instant::now();

@@ -15,48 +15,53 @@ use std::ptr::NonNull;
 
 use crate::base::lock::Mutex;
 
-use crate::model::algorithm::{Alg3, Alg4, Alg5, AnyPolicy, CellPolicy};
+use crate::model::algorithm::{match_algorithm, Alg3, Alg4, Alg5, AnyPolicy, CellPolicy};
 use crate::provenance::access::AccessInfo;
 
 /// Storage for one state, whichever algorithm runs it; a free slot links to the next one.
-#[repr(C)]
-union Slot {
+///
+/// Its fields size and align it for every state (all at offset 0, `repr(C)`); a state is
+/// reached by a cast to its policy type in [`match_algorithm!`]. Aligned to 8 so that a state's
+/// address leaves three bits for the algorithm's number.
+#[repr(C, align(8))]
+#[allow(dead_code)]
+union StateSlot {
     alg3: ManuallyDrop<Alg3<AccessInfo>>,
     alg4: ManuallyDrop<Alg4<AccessInfo>>,
     alg5: ManuallyDrop<Alg5<AccessInfo>>,
-    next_free: Option<NonNull<Slot>>,
+    next_free: Option<NonNull<StateSlot>>,
 }
 
 /// Bytes of one slot.
-pub const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+pub const SLOT_BYTES: usize = std::mem::size_of::<StateSlot>();
 
 const SLOTS_PER_CHUNK: usize = 64;
 /// A thread's free list moves to the global one beyond this many slots.
 const MAX_LOCAL_FREE: usize = 4096;
 
-/// A cell's state: a slot pointer tagged with the algorithm in its low two bits (1, 2, 3 for
-/// Algorithms 3, 4, 5), or 0 for none.
+/// A cell's state: a slot pointer tagged with the algorithm's number in its low three bits (3, 4
+/// or 5), or 0 for none.
 ///
 /// Invariant: a non-zero `StateBits` points to a live slot holding a state of the tagged
 /// algorithm, owned by exactly one cell; it is made by [`new_state`] and ended by
 /// [`take_state`].
 pub type StateBits = usize;
 
-const TAG_MASK: usize = 0b11;
+const TAG_MASK: usize = 0b111;
 
 /// The algorithm of a state: 3, 4 or 5.
 pub fn algorithm(bits: StateBits) -> u8 {
-    (bits & TAG_MASK) as u8 + 2
+    (bits & TAG_MASK) as u8
 }
 
-fn slot(bits: StateBits) -> *mut Slot {
-    (bits & !TAG_MASK) as *mut Slot
+fn slot(bits: StateBits) -> *mut StateSlot {
+    (bits & !TAG_MASK) as *mut StateSlot
 }
 
 /// A free list of slots, linked through the slots themselves.
 struct FreeList {
-    head: Option<NonNull<Slot>>,
-    tail: Option<NonNull<Slot>>,
+    head: Option<NonNull<StateSlot>>,
+    tail: Option<NonNull<StateSlot>>,
     len: usize,
 }
 
@@ -68,7 +73,7 @@ impl FreeList {
         FreeList { head: None, tail: None, len: 0 }
     }
 
-    fn push(&mut self, slot: NonNull<Slot>) {
+    fn push(&mut self, slot: NonNull<StateSlot>) {
         // SAFETY: a slot being freed is owned by the caller and holds no state.
         unsafe { (*slot.as_ptr()).next_free = self.head };
         if self.head.is_none() {
@@ -78,7 +83,7 @@ impl FreeList {
         self.len += 1;
     }
 
-    fn pop(&mut self) -> Option<NonNull<Slot>> {
+    fn pop(&mut self) -> Option<NonNull<StateSlot>> {
         let slot = self.head?;
         // SAFETY: every slot on the list is free, so `next_free` is its live field.
         self.head = unsafe { (*slot.as_ptr()).next_free };
@@ -119,7 +124,7 @@ thread_local! {
     static LOCAL_FREE: RefCell<LocalFree> = const { RefCell::new(LocalFree(FreeList::new())) };
 }
 
-fn alloc_slot() -> NonNull<Slot> {
+fn alloc_slot() -> NonNull<StateSlot> {
     let local = LOCAL_FREE.try_with(|l| l.try_borrow_mut().ok().and_then(|mut l| l.0.pop()));
     if let Ok(Some(slot)) = local {
         return slot;
@@ -129,14 +134,14 @@ fn alloc_slot() -> NonNull<Slot> {
         return slot;
     }
     // A new chunk, never freed: its slots only ever move between free lists and cells.
-    let chunk: &'static mut [MaybeUninit<Slot>] = Box::leak(Box::new_uninit_slice(SLOTS_PER_CHUNK));
+    let chunk: &'static mut [MaybeUninit<StateSlot>] = Box::leak(Box::new_uninit_slice(SLOTS_PER_CHUNK));
     for s in chunk[1..].iter_mut() {
         shared.push(NonNull::from(s).cast());
     }
     NonNull::from(&mut chunk[0]).cast()
 }
 
-fn free_slot(slot: NonNull<Slot>) {
+fn free_slot(slot: NonNull<StateSlot>) {
     let pushed = LOCAL_FREE.try_with(|l| {
         let Ok(mut l) = l.try_borrow_mut() else { return false };
         l.0.push(slot);
@@ -153,24 +158,12 @@ fn free_slot(slot: NonNull<Slot>) {
 /// A new, empty state of `algorithm` (3, 4 or 5; anything else is 4).
 pub fn new_state(algorithm: u8) -> StateBits {
     let slot = alloc_slot().as_ptr();
-    // SAFETY: the slot is free, so ours to initialise.
-    let tag = unsafe {
-        match algorithm {
-            3 => {
-                slot.write(Slot { alg3: ManuallyDrop::new(Alg3::default()) });
-                1
-            }
-            5 => {
-                slot.write(Slot { alg5: ManuallyDrop::new(Alg5::default()) });
-                3
-            }
-            _ => {
-                slot.write(Slot { alg4: ManuallyDrop::new(Alg4::default()) });
-                2
-            }
-        }
-    };
-    slot as usize | tag
+    // SAFETY: the slot is free, so ours to initialise, and fits every state.
+    let tag = match_algorithm!(algorithm, |number, Policy, _Variant| {
+        unsafe { slot.cast::<Policy<AccessInfo>>().write(Policy::default()) };
+        number
+    });
+    slot as usize | tag as usize
 }
 
 /// The state `bits` names.
@@ -179,12 +172,8 @@ pub fn new_state(algorithm: u8) -> StateBits {
 /// `bits` is a live state (see [`StateBits`]) and the caller has exclusive access to it (the
 /// cell's lock, or `&mut` to the cell) for `'a`.
 pub unsafe fn state_mut<'a>(bits: StateBits) -> &'a mut dyn CellPolicy<AccessInfo> {
-    let slot = &mut *slot(bits);
-    match algorithm(bits) {
-        3 => &mut *slot.alg3,
-        5 => &mut *slot.alg5,
-        _ => &mut *slot.alg4,
-    }
+    let slot = slot(bits);
+    match_algorithm!(algorithm(bits), |_number, Policy, _Variant| &mut *slot.cast::<Policy<AccessInfo>>())
 }
 
 /// Moves the state `bits` names out of its slot and frees the slot.
@@ -193,11 +182,7 @@ pub unsafe fn state_mut<'a>(bits: StateBits) -> &'a mut dyn CellPolicy<AccessInf
 /// As for [`state_mut`]; `bits` names no state after this.
 pub unsafe fn take_state(bits: StateBits) -> AnyPolicy<AccessInfo> {
     let slot = slot(bits);
-    let state = match algorithm(bits) {
-        3 => AnyPolicy::Alg3(ManuallyDrop::into_inner(std::ptr::read(&(*slot).alg3))),
-        5 => AnyPolicy::Alg5(ManuallyDrop::into_inner(std::ptr::read(&(*slot).alg5))),
-        _ => AnyPolicy::Alg4(ManuallyDrop::into_inner(std::ptr::read(&(*slot).alg4))),
-    };
+    let state = match_algorithm!(algorithm(bits), |_number, Policy, Variant| Variant(slot.cast::<Policy<AccessInfo>>().read()));
     free_slot(NonNull::new_unchecked(slot));
     state
 }
@@ -209,7 +194,7 @@ mod tests {
     #[test]
     fn a_slot_is_40_bytes_and_leaves_two_tag_bits() {
         assert_eq!(SLOT_BYTES, 40);
-        assert!(std::mem::align_of::<Slot>() > TAG_MASK);
+        assert!(std::mem::align_of::<StateSlot>() > TAG_MASK);
     }
 
     #[test]

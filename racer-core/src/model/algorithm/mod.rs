@@ -28,6 +28,36 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 pub use crate::report::RaceKind;
 
+/// The one switch on an algorithm's number, the one encoding of an algorithm everywhere (the
+/// option, `select`, `AnyPolicy::algorithm`, the tag of a cell's state in `shadow::state_slots`).
+/// Runs `$body` with `$number` the algorithm's number, `$Policy` its policy type and `$Variant`
+/// its `AnyPolicy` variant; a number other than 3 and 5 is Algorithm 4, the default.
+macro_rules! match_algorithm {
+    ($algorithm:expr, |$number:ident, $Policy:ident, $Variant:ident| $body:expr) => {
+        match $algorithm {
+            3 => {
+                #[allow(unused_imports)]
+                use $crate::model::algorithm::{Alg3 as $Policy, AnyPolicy::Alg3 as $Variant};
+                let $number: u8 = 3;
+                $body
+            }
+            5 => {
+                #[allow(unused_imports)]
+                use $crate::model::algorithm::{Alg5 as $Policy, AnyPolicy::Alg5 as $Variant};
+                let $number: u8 = 5;
+                $body
+            }
+            _ => {
+                #[allow(unused_imports)]
+                use $crate::model::algorithm::{Alg4 as $Policy, AnyPolicy::Alg4 as $Variant};
+                let $number: u8 = 4;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use match_algorithm;
+
 /// The algorithms that can be selected (option `algorithm`).
 pub const ALGORITHMS: [u8; 3] = [3, 4, 5];
 
@@ -44,11 +74,7 @@ pub enum AnyPolicy<I> {
 impl<I: Clone> AnyPolicy<I> {
     /// An empty state of `algorithm` (3, 4 or 5; anything else is Algorithm 4, the default).
     pub fn new(algorithm: u8) -> AnyPolicy<I> {
-        match algorithm {
-            3 => AnyPolicy::Alg3(Alg3::default()),
-            5 => AnyPolicy::Alg5(Alg5::default()),
-            _ => AnyPolicy::Alg4(Alg4::default()),
-        }
+        match_algorithm!(algorithm, |_number, Policy, Variant| Variant(Policy::default()))
     }
 
     /// Which algorithm this state runs: 3, 4 or 5.
