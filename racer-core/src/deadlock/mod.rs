@@ -5,7 +5,7 @@
 //! a push at every acquisition, a removal at every release, nothing else when it holds no other
 //! lock). A blocking acquisition of B while holding A adds the edge A -> B (with both modes, the
 //! thread, both sites and the stack of the acquisition of B) to the global graph, once per thread
-//! (`SEEN_EDGES` caches the edges a thread has added, so a repeated nesting costs one lookup).
+//! (`EDGES_ADDED` caches the edges a thread has added, so a repeated nesting costs one lookup).
 //! A new edge that closes a cycle is reported as a lock-order inversion. At every lock of the
 //! cycle the mode the cycle arrives with (the next acquisition) and the mode it leaves with (the
 //! lock held) must conflict, so a cycle whose only link at some lock is read/read (which cannot
@@ -164,7 +164,7 @@ thread_local! {
     /// The locks the thread holds, in the order taken.
     static HELD: RefCell<Vec<Acq>> = const { RefCell::new(Vec::new()) };
     /// The edges (held id, next id, held mode, next mode) this thread has added to `GRAPH`.
-    static SEEN_EDGES: RefCell<Option<HashSet<EdgeKey>>> = const { RefCell::new(None) };
+    static EDGES_ADDED: RefCell<Option<HashSet<EdgeKey>>> = const { RefCell::new(None) };
 }
 
 /// A lock was taken. `blocking`: by `lock`/`read`/`write` (not `try_*`), so the locks already
@@ -211,11 +211,11 @@ fn held_now() -> Vec<Acq> {
 /// and reports each cycle they close.
 #[inline(never)]
 fn record_edges(prior: &[Acq], acq: &Acq) {
-    let fresh: Vec<Acq> = SEEN_EDGES
-        .try_with(|seen| {
-            let Ok(mut seen) = seen.try_borrow_mut() else { return Vec::new() };
-            let seen = seen.get_or_insert_with(HashSet::new);
-            prior.iter().filter(|h| h.id != acq.id && seen.insert((h.id, acq.id, h.mode, acq.mode))).copied().collect()
+    let fresh: Vec<Acq> = EDGES_ADDED
+        .try_with(|added| {
+            let Ok(mut added) = added.try_borrow_mut() else { return Vec::new() };
+            let added = added.get_or_insert_with(HashSet::new);
+            prior.iter().filter(|h| h.id != acq.id && added.insert((h.id, acq.id, h.mode, acq.mode))).copied().collect()
         })
         .unwrap_or_default();
     if fresh.is_empty() {
