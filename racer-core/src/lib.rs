@@ -26,7 +26,7 @@ mod shadow;
 
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[doc(hidden)]
-pub use provenance::cfi_walk;
+pub use provenance::stack::cfi_walk;
 #[doc(hidden)]
 pub use base::platform;
 #[doc(hidden)]
