@@ -1,6 +1,10 @@
 //! Deadlocks: the lock-order graph (potential deadlocks, reported before they hang), re-locks,
 //! and real hangs (threads blocked in racer's wrappers with nothing left to wake them).
 //!
+//! **Layer 3: deadlock detection**, beside the shadow memory: the way of one lock acquisition
+//! (what the `sync/` wrappers call), and the watchdog. May import: `reporting`, `runtime`,
+//! `config`, `provenance`, `report`, `base`. Invariant: below.
+//!
 //! **Lock-order graph.** Each thread keeps the list of the locks it holds (`HELD`, thread-local:
 //! a push at every acquisition, a removal at every release, nothing else when it holds no other
 //! lock). A blocking acquisition of B while holding A adds the edge A -> B (with both modes, the
