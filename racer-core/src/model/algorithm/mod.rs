@@ -26,7 +26,6 @@ pub use policy::{CellPolicy, Recorded};
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-pub use crate::report::RaceKind;
 
 /// The one switch on an algorithm's number, the one encoding of an algorithm everywhere (the
 /// option, `select`, `AnyPolicy::algorithm`, the tag of a cell's state in `shadow::state_slots`).
@@ -124,8 +123,9 @@ pub fn selected() -> u8 {
 
 #[cfg(test)]
 pub(crate) mod test_support {
-    use super::{CellPolicy, RaceKind, Recorded};
+    use super::{CellPolicy, Recorded};
     use crate::model::clock::{Segment, VectorClock};
+    use crate::report::RaceKind;
 
     /// A vector clock with the given `(slot, epoch)` components.
     pub fn clock(entries: &[(u32, u64)]) -> VectorClock {
