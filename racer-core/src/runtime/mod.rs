@@ -1,5 +1,6 @@
 //! **Layer 6: the runtime**, the per-thread and per-object state the paper's model runs on:
-//! each thread's slot, clock and check scope (`thread_state`, in thread-local storage), the key
+//! thread slots (`thread_slots`), each thread's clock and check scope (`thread_state`, in
+//! thread-local storage), the key
 //! it publishes for the seen caches (`seen_key`), the clocks of synchronisation objects
 //! (`sync_clock`) and the primitives' part holding them (`sync_object`), the scope of a
 //! `racer::check` and its thread groups (`check_scope`), storage statistics (`stats`).
@@ -13,4 +14,5 @@ pub mod seen_key;
 pub mod stats;
 pub mod sync_clock;
 pub mod sync_object;
+pub mod thread_slots;
 pub mod thread_state;

@@ -226,7 +226,7 @@ pub fn cell_forgotten(state: &AnyPolicy<AccessInfo>, entry_bytes: usize) {
 /// Reads the detector's storage statistics.
 pub fn stats() -> Stats {
     let totals = REGISTRY.lock().totals();
-    let (live_threads, slots) = crate::runtime::thread_state::slot_counts();
+    let (live_threads, slots) = crate::runtime::thread_slots::slot_counts();
     let algorithms = std::array::from_fn(|i| {
         let [cells, segments, bytes] = totals[i].map(|v| v.max(0) as usize);
         AlgorithmStats {
