@@ -2,15 +2,16 @@
 //! kind of primitive it is, from which each operation's event is made ("locking Mutex (created
 //! at src/q.rs:12:5) at src/q.rs:40:9").
 //!
+//! The primitives post and wait on `clock` themselves (`x.sync.clock.post(x.sync.event(..))`):
+//! no call level is added to the unoptimised user's build, where these calls are instantiated.
+//!
 //! Atomics keep their own (`sync::atomic`'s `AtomicSync`): their kind is the atomic's type,
 //! given with each operation.
 
 use std::marker::PhantomData;
 use std::panic::Location;
 
-use crate::model::clock::Epoch;
 use crate::provenance::sync_event::SyncEvent;
-use crate::runtime::sync_clock::{HeldClock, SyncClock};
 
 /// What a kind of primitive is called in reports.
 pub trait Kind {
@@ -61,41 +62,5 @@ impl<K: Kind, C> SyncObject<K, C> {
     #[inline]
     pub fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
         SyncEvent { op, object: K::NAME, created: Some(self.created), at }
-    }
-}
-
-impl<K: Kind> SyncObject<K, SyncClock> {
-    /// A release (`op` at `at`) by the calling thread into the clock.
-    #[inline]
-    pub fn post(&self, op: &'static str, at: &'static Location<'static>) -> Option<Epoch> {
-        self.clock.post(self.event(op, at))
-    }
-
-    /// An acquire (`op` at `at`) by the calling thread from the clock.
-    #[inline]
-    pub fn wait(&self, op: &'static str, at: &'static Location<'static>) {
-        self.clock.wait(self.event(op, at))
-    }
-}
-
-impl<K: Kind> SyncObject<K, HeldClock> {
-    /// The release of the lock (`op` at `at`) by the calling thread, before it lets go.
-    ///
-    /// # Safety
-    /// As `HeldClock::post`: the calling thread holds the lock.
-    #[inline]
-    pub unsafe fn post(&self, op: &'static str, at: &'static Location<'static>) {
-        // SAFETY: the caller holds the lock.
-        unsafe { self.clock.post(self.event(op, at)) }
-    }
-
-    /// The acquire of the lock (`op` at `at`) by the calling thread, once it holds it.
-    ///
-    /// # Safety
-    /// As `HeldClock::wait`: the calling thread holds the lock.
-    #[inline]
-    pub unsafe fn wait(&self, op: &'static str, at: &'static Location<'static>) {
-        // SAFETY: the caller holds the lock.
-        unsafe { self.clock.wait(self.event(op, at)) }
     }
 }

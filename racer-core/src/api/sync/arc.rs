@@ -35,7 +35,7 @@ struct ArcInner<T: ?Sized> {
 impl<T: ?Sized> ArcInner<T> {
     /// The wait before the value changes hands for good.
     fn acquire(&self, at: &'static Location<'static>) {
-        self.sync.wait("taking the value of", at);
+        self.sync.clock.wait(self.sync.event("taking the value of", at));
     }
 }
 
@@ -43,7 +43,7 @@ impl<T: ?Sized> Drop for ArcInner<T> {
     /// Runs when the last strong reference is gone, before the value's own drop.
     #[track_caller]
     fn drop(&mut self) {
-        self.sync.wait("freeing the value of", Location::caller());
+        self.sync.clock.wait(self.sync.event("freeing the value of", Location::caller()));
     }
 }
 
@@ -124,7 +124,7 @@ impl<T> Arc<T> {
     pub fn into_inner(this: Arc<T>) -> Option<T> {
         let at = Location::caller();
         // Whichever caller turns out last waits on this one, as for a drop.
-        this.inner.sync.post("dropping", at);
+        this.inner.sync.clock.post(this.inner.sync.event("dropping", at));
         let inner = std::sync::Arc::into_inner(Arc::into_std(this))?;
         inner.acquire(at);
         Some(into_value(inner))
@@ -214,7 +214,7 @@ impl<T: Clone> Arc<T> {
     #[track_caller]
     pub fn make_mut(this: &mut Arc<T>) -> &mut T {
         let at = Location::caller();
-        this.inner.sync.post("dropping", at);
+        this.inner.sync.clock.post(this.inner.sync.event("dropping", at));
         let inner = std::sync::Arc::make_mut(&mut this.inner);
         inner.acquire(at);
         &mut inner.value
@@ -340,7 +340,7 @@ impl<T: ?Sized> Drop for Arc<T> {
     /// `ArcInner::drop` waits).
     #[track_caller]
     fn drop(&mut self) {
-        self.inner.sync.post("dropping", Location::caller());
+        self.inner.sync.clock.post(self.inner.sync.event("dropping", Location::caller()));
     }
 }
 

@@ -92,7 +92,7 @@ impl<T: ?Sized> Mutex<T> {
         blocking: bool,
     ) -> MutexGuard<'a, T> {
         // SAFETY: `inner` is the lock's std guard: this thread holds the lock.
-        unsafe { self.sync.wait("locking", at) };
+        unsafe { self.sync.clock.wait(self.sync.event("locking", at)) };
         deadlock::acquired(self.acq(at), blocking);
         MutexGuard { lock: self, inner: Some(inner), locked_at: at }
     }
@@ -163,7 +163,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     pub(crate) fn release(mut self) -> (&'a Mutex<T>, std::sync::MutexGuard<'a, T>, &'static Location<'static>) {
         let inner = self.inner.take().expect("guard already released");
         // SAFETY: `inner` still holds the lock.
-        unsafe { self.lock.sync.post("unlocking", self.locked_at) };
+        unsafe { self.lock.sync.clock.post(self.lock.sync.event("unlocking", self.locked_at)) };
         self.lock.released();
         (self.lock, inner, self.locked_at)
     }
@@ -186,7 +186,7 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
             // SAFETY: `inner` still holds the lock.
-            unsafe { self.lock.sync.post("unlocking", self.locked_at) };
+            unsafe { self.lock.sync.clock.post(self.lock.sync.event("unlocking", self.locked_at)) };
             self.lock.released();
             drop(inner);
         }

@@ -32,9 +32,9 @@ impl Once {
         let at = Location::caller();
         self.inner.call_once(|| {
             f();
-            self.sync.post("completing", at);
+            self.sync.clock.post(self.sync.event("completing", at));
         });
-        self.sync.wait("observing", at);
+        self.sync.clock.wait(self.sync.event("observing", at));
     }
 
     #[track_caller]
@@ -42,9 +42,9 @@ impl Once {
         let at = Location::caller();
         self.inner.call_once_force(|state| {
             f(state);
-            self.sync.post("completing", at);
+            self.sync.clock.post(self.sync.event("completing", at));
         });
-        self.sync.wait("observing", at);
+        self.sync.clock.wait(self.sync.event("observing", at));
     }
 
     /// True once some call completed; observing that waits on the completion.
@@ -52,7 +52,7 @@ impl Once {
     pub fn is_completed(&self) -> bool {
         let done = self.inner.is_completed();
         if done {
-            self.sync.wait("observing", Location::caller());
+            self.sync.clock.wait(self.sync.event("observing", Location::caller()));
         }
         done
     }

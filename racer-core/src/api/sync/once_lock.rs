@@ -28,7 +28,7 @@ impl<T> OnceLock<T> {
 
     /// Returns `value` after waiting on the initialisation that made it.
     fn observed<'a>(&self, value: &'a T, at: &'static Location<'static>) -> &'a T {
-        self.sync.wait("observing", at);
+        self.sync.clock.wait(self.sync.event("observing", at));
         value
     }
 
@@ -62,7 +62,7 @@ impl<T> OnceLock<T> {
     pub(crate) fn get_or_init_at<F: FnOnce() -> T>(&self, at: &'static Location<'static>, f: F) -> &T {
         let value = self.inner.get_or_init(|| {
             let value = f();
-            self.sync.post("initialising", at);
+            self.sync.clock.post(self.sync.event("initialising", at));
             value
         });
         self.observed(value, at)
