@@ -11,60 +11,52 @@
 //! Users depend on the facade crate `racer`, which re-exports `racer-rt`'s public items, which
 //! are this crate's.
 
-mod algorithm;
-pub mod annotate;
+mod api;
+mod base;
+mod config;
+mod deadlock;
+mod model;
+mod paper;
+mod process;
+mod provenance;
+mod report;
+mod reporting;
+mod runtime;
+mod shadow;
+
+pub use api::annotate;
+#[doc(hidden)]
+pub use api::foreign_lock;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[doc(hidden)]
-pub mod cfi_walk;
-mod clock;
-mod deadlock;
-mod deadlock_report;
-mod exit;
-mod fast_hash;
+pub use provenance::stack::cfi_walk;
 #[doc(hidden)]
-pub mod foreign_lock;
-mod lock;
-mod options;
-mod output;
+pub use base::platform;
 #[doc(hidden)]
-pub mod platform;
-mod report;
-mod seen;
-mod shadow;
-mod shared;
-mod sharded_map;
-mod sink;
+pub use base::small_vec;
 #[doc(hidden)]
-pub mod small_vec;
-#[doc(hidden)]
-pub mod stack;
-mod state_slots;
-mod stats;
-mod suppressions;
-mod sync_clock;
-mod thread_ref;
-mod thread_state;
-
-pub mod sync;
+pub use provenance::stack;
+pub use api::sync;
 /// The trace language and the all-pairs oracle of the paper tests (not a stable API).
 #[doc(hidden)]
-pub mod oracle;
+pub use paper::oracle;
 #[doc(hidden)]
-pub mod trace;
-pub mod thread;
+pub use paper::trace;
+pub use api::thread;
 
-pub use deadlock_report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
+pub use report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
-pub use shared::Shared;
-pub use sink::check;
-pub use stats::{stats, AlgorithmStats, Stats};
+pub use api::shared::Shared;
+pub use api::check::check;
+pub use runtime::stats::{stats, AlgorithmStats, Stats};
 
 /// Reads `RACER_OPTIONS` and registers the end-of-process summary: called by `racer-rt`'s
 /// start-up hook after it installed the platform, so a bad option stops the program before
 /// `main`.
 #[doc(hidden)]
 pub fn start_up() {
-    options::get();
+    config::options::get();
+    process::exit::register();
 }
 
 /// Selects the detection algorithm (3, 4 or 5) for cells first tracked from now on, as the
@@ -75,13 +67,13 @@ pub fn start_up() {
 /// On any other number.
 #[doc(hidden)]
 pub fn select_algorithm(algorithm: u8) {
-    algorithm::select(algorithm);
+    model::algorithm::select(algorithm);
 }
 
 /// How many of the calling thread's `Shared` accesses went through the slow path (missed the
 /// cell's cache of seen accesses): for tests of the fast path (not a stable API).
 #[doc(hidden)]
-pub use shadow::slow_accesses_on_this_thread;
+pub use shadow::cell::slow_accesses_on_this_thread;
 
 /// Whether this build checks for races (the `race-detect` feature).
 pub const ENABLED: bool = true;

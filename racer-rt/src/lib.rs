@@ -9,13 +9,10 @@
 #[cfg(not(feature = "race-detect"))]
 mod disabled;
 #[cfg(not(feature = "race-detect"))]
-#[path = "../../racer-core/src/report.rs"]
+#[path = "../../racer-core/src/report/mod.rs"]
 mod report;
 #[cfg(not(feature = "race-detect"))]
-#[path = "../../racer-core/src/deadlock_report.rs"]
-mod deadlock_report;
-#[cfg(not(feature = "race-detect"))]
-pub use deadlock_report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
+pub use report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 #[cfg(not(feature = "race-detect"))]
 #[path = "../../racer-core/src/annotate/address.rs"]
 mod address;

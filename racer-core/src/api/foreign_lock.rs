@@ -1,0 +1,101 @@
+//! The detector's side of a lock racer did not write (any `lock_api` raw lock: parking_lot's, a
+//! spin lock): racer-rt's generic adapter (`lock_adapter.rs`) calls these around the raw lock's
+//! own operations, so that the lock orders like racer's `RwLock` (a mutex uses its exclusive
+//! half only) and takes part in deadlock detection.
+
+use std::panic::Location;
+
+use crate::deadlock::{self, Acq, LockMeta};
+use crate::report::LockMode;
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::sync_clock::SyncClock;
+
+/// What racer keeps beside a foreign raw lock, inside the adapter that wraps it.
+///
+/// Invariant: `written` is the join of the clocks of every exclusive unlock so far and `read`
+/// of every shared unlock; a shared lock waits on `written`, an exclusive one on both. So a
+/// writer's section happens before every later section, a reader's before the next writer's,
+/// and two readers stay parallel.
+#[derive(Debug)]
+pub struct ForeignLock {
+    written: SyncClock,
+    read: SyncClock,
+    /// The lock's identity for deadlock detection; dropping it forgets the lock's edges.
+    meta: LockMeta,
+    object: &'static str,
+    created: &'static Location<'static>,
+}
+
+impl ForeignLock {
+    /// `object` names the lock in reports ("parking_lot::Mutex").
+    #[track_caller]
+    pub const fn new(object: &'static str) -> ForeignLock {
+        ForeignLock { written: SyncClock::new(), read: SyncClock::new(), meta: LockMeta::new(), object, created: Location::caller() }
+    }
+
+    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
+        SyncEvent { op, object: self.object, created: Some(self.created), at }
+    }
+
+    fn acq(&self, mode: LockMode, at: &'static Location<'static>) -> Acq {
+        Acq::new(&self.meta, mode, self.object, self.created, at)
+    }
+
+    /// A blocking acquisition in `mode`: `try_once` first; on contention the deadlock
+    /// bookkeeping (lock-order edges, a re-lock), a few more tries, then `block` with the wait
+    /// published, as racer's own locks do. Then the wait of [`locked`](Self::locked).
+    pub fn lock(&self, mode: LockMode, at: &'static Location<'static>, try_once: impl Fn() -> bool, block: impl FnOnce()) {
+        if !try_once() {
+            let acq = self.acq(mode, at);
+            deadlock::contended(acq);
+            let spun = (0..deadlock::SPIN_ROUNDS).any(|round| {
+                deadlock::pause(round);
+                try_once()
+            });
+            if !spun {
+                let _waiting = deadlock::blocking_lock(acq);
+                block();
+            }
+        }
+        self.locked(mode, at, true);
+    }
+
+    /// The raw lock was just taken in `mode` by the calling thread. `blocking`: by a blocking
+    /// call (not a `try_`), so the locks held get a lock-order edge to it.
+    pub fn locked(&self, mode: LockMode, at: &'static Location<'static>, blocking: bool) {
+        match mode {
+            LockMode::Shared => self.written.wait(self.event("read-locking", at)),
+            LockMode::Exclusive => {
+                let event = self.event("locking", at);
+                self.written.wait(event);
+                self.read.wait(event);
+            }
+        }
+        deadlock::acquired(self.acq(mode, at), blocking);
+    }
+
+    /// The calling thread is about to let go of the raw lock held in `mode`.
+    pub fn unlocking(&self, mode: LockMode, at: &'static Location<'static>) {
+        match mode {
+            LockMode::Shared => self.read.post(self.event("read-unlocking", at)),
+            LockMode::Exclusive => self.written.post(self.event("unlocking", at)),
+        };
+        deadlock::released(self.meta.id());
+    }
+
+    /// A shared (or upgradable) hold becomes exclusive: every reader's section so far happens
+    /// before what follows.
+    pub fn upgraded(&self, at: &'static Location<'static>) {
+        self.read.wait(self.event("upgrading", at));
+        deadlock::released(self.meta.id());
+        deadlock::acquired(self.acq(LockMode::Exclusive, at), false);
+    }
+
+    /// An exclusive hold is about to become shared: the section so far happens before every
+    /// later reader.
+    pub fn downgrading(&self, at: &'static Location<'static>) {
+        self.written.post(self.event("downgrading", at));
+        deadlock::released(self.meta.id());
+        deadlock::acquired(self.acq(LockMode::Shared, at), false);
+    }
+}

@@ -1,0 +1,715 @@
+//! `racer::sync::atomic`: std's atomics, each a real std atomic plus the release clock of its
+//! current value.
+//!
+//! A Release (AcqRel, SeqCst) store makes the atomic's clock exactly the storing thread's clock
+//! (a post); an Acquire (AcqRel, SeqCst) load that reads the value joins that clock (a wait). An
+//! RMW continues the release sequence: a releasing RMW joins its thread's clock into the
+//! atomic's, a Relaxed one leaves it as it was. A Relaxed store starts a new value with no
+//! release clock, unless a `fence(Release)` of the storing thread precedes it (see `fence`).
+//!
+//! The value and its clock change together: every store and RMW, Relaxed ones included, runs
+//! the real atomic instruction while holding the atomic's lock (a bit of its `version`), so the
+//! clock an acquire joins is always the clock of the value it read (no over- or
+//! under-approximation), and values and orderings are exactly std's. No operation allocates
+//! once the clock is as wide as the threads it has seen.
+//!
+//! A load takes no lock: it reads the value and the release clock's words between two reads of
+//! the version, which stamps the release state (see `AtomicClock`), and is done if the version
+//! did not change. A thread remembers which stamps it has already joined (see `Stamp`): a load
+//! of a value whose release clock it already has (a spinning load, a Relaxed load of a value no
+//! release wrote) then costs two reads of the version around the real load.
+//!
+//! SeqCst is treated as AcqRel (its load half as Acquire, its store half as Release): the
+//! single total order of SeqCst operations adds no happens-before edge between threads that
+//! do not read each other's values.
+
+use std::fmt;
+use std::panic::{Location, RefUnwindSafe};
+
+use crate::model::clock::VectorClock;
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::thread_state::{with_current, ThreadState};
+
+pub use std::sync::atomic::{compiler_fence, Ordering};
+
+pub use super::fence::fence;
+use super::atomic_clock::{AtomicClock, WORDS};
+use super::fence::{has_fence_release, note_relaxed_read, with_fence_release};
+use super::ordering::{acquires, releases};
+
+/// What one atomic operation turned out to be, with the ordering that applies to it.
+#[derive(Clone, Copy)]
+enum Effect {
+    Load(Ordering),
+    Store(Ordering),
+    ReadModifyWrite(Ordering),
+}
+
+/// The detector's part of an atomic: the release clock of its current value, the version that
+/// stamps that clock and locks it, and where the atomic was made.
+///
+/// Invariant: `version` is `stamp << SHIFT | WIDE | RELEASED | BUSY`. `BUSY` is the lock: set
+/// by the one thread that runs an operation with its clock update (see `lock`); while it is
+/// clear, `RELEASED` says whether the current value was written by a release (a releasing
+/// store or RMW, or a Relaxed one after a release fence of its thread) or by an RMW continuing
+/// such a release sequence, `clock` is then the join of the clocks released into that
+/// sequence, `WIDE` says whether `clock` has components beyond what a lock-free load reads, and
+/// the stamp names the present release clock: no two clocks an atomic ever has, nor those of
+/// two atomics, share a stamp, except that an atomic that never held a release has stamp 0.
+/// When `RELEASED` is clear, `clock` is stale and ignored.
+///
+/// Laid out after the real atomic, in one cache line with it (`repr(C)` here and `align(64)` on
+/// the atomic types): the value, the version and the words a lock-free load reads, so that a
+/// hand-off between two cores moves one line, as std's does.
+#[repr(C)]
+struct AtomicSync {
+    version: std::sync::atomic::AtomicU64,
+    clock: AtomicClock,
+    created: &'static Location<'static>,
+}
+
+const BUSY: u64 = 1;
+const RELEASED: u64 = 2;
+const WIDE: u64 = 4;
+const SHIFT: u32 = 3;
+
+/// The lock on an atomic's clock, held while one operation and its clock update run. Dropping
+/// it stores `version` (the new stamp and bits, `BUSY` clear); on unwind (std panics on some
+/// orderings inside the real operation) that is the version it was taken at.
+struct Locked<'a> {
+    sync: &'a AtomicSync,
+    version: u64,
+}
+
+impl Drop for Locked<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.sync.version.store(self.version, std::sync::atomic::Ordering::Release);
+    }
+}
+
+impl AtomicSync {
+    const fn new(created: &'static Location<'static>) -> AtomicSync {
+        AtomicSync { version: std::sync::atomic::AtomicU64::new(0), clock: AtomicClock::new(), created }
+    }
+
+    /// Takes the lock (sets `BUSY`).
+    #[inline]
+    fn lock(&self) -> Locked<'_> {
+        let version = crate::base::lock::lock_bit(&self.version, BUSY);
+        // A lock-free load that reads a value written under this lock, or a clock word written
+        // under it, then sees `BUSY` (or a later version) when it checks.
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+        Locked { sync: self, version }
+    }
+
+    /// A load: without the lock when the version is not locked and stays the same around it
+    /// (a seqlock read). The thread joins the value's release clock (or notes it, if Relaxed)
+    /// unless it already has it (see `Stamp`); a clock too wide to read lock-free, or a write
+    /// in progress, sends the load under the lock.
+    #[inline]
+    fn load<R>(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> R {
+        let before = self.version.load(std::sync::atomic::Ordering::Acquire);
+        if before & BUSY == 0 {
+            let known = before & RELEASED == 0 || Stamp::known(before >> SHIFT, acquires(order));
+            if known || before & WIDE == 0 {
+                let value = op();
+                let words = (!known).then(|| self.clock.snapshot());
+                std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+                if self.version.load(std::sync::atomic::Ordering::Relaxed) == before {
+                    if let Some(words) = words {
+                        self.read_lock_free(&words, before >> SHIFT, order, object, at);
+                    }
+                    return value;
+                }
+            }
+        }
+        // A load has no effect: the one above is forgotten, and this one runs under the lock.
+        self.locked(object, at, op, |_| Effect::Load(order))
+    }
+
+    /// The clock half of a lock-free load that read a released value: `words` is its release
+    /// clock, stamped `stamp`.
+    #[inline(never)]
+    fn read_lock_free(&self, words: &[u64; WORDS], stamp: u64, order: Ordering, object: &'static str, at: &'static Location<'static>) {
+        let created = Some(self.created);
+        with_current(|t| {
+            if acquires(order) {
+                t.clock.join_epochs(words);
+                t.note_sync(SyncEvent { op: "loading", object, created, at });
+            } else {
+                let mut clock = VectorClock::new();
+                clock.join_epochs(words);
+                note_relaxed_read(&clock);
+            }
+            Stamp::remember(stamp, acquires(order));
+        });
+    }
+
+    /// A read-modify-write: without the lock when it can change no clock and needs none (all
+    /// its orderings Relaxed, no release fence of the thread, and a value no release wrote),
+    /// else under the lock (see `locked`).
+    #[inline]
+    fn rmw<R>(
+        &self,
+        object: &'static str,
+        at: &'static Location<'static>,
+        relaxed: bool,
+        op: impl FnOnce() -> R,
+        effect: impl FnOnce(&R) -> Effect,
+    ) -> R {
+        if relaxed {
+            let before = self.version.load(std::sync::atomic::Ordering::Acquire);
+            if before & (BUSY | RELEASED) == 0 && !has_fence_release() {
+                // A Relaxed RMW continues a release sequence as it finds it: whatever came
+                // before it, the release state stays as it is.
+                let result = op();
+                std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+                if self.version.load(std::sync::atomic::Ordering::Relaxed) != before {
+                    self.note_after_release();
+                }
+                return result;
+            }
+        }
+        self.locked(object, at, op, effect)
+    }
+
+    /// A lock-free Relaxed RMW met a release made while it ran, so the value it read may carry
+    /// that release's clock: the present clock, which covers it, is noted for a later acquire
+    /// fence (more than the read gave only when yet another release came in between).
+    #[cold]
+    fn note_after_release(&self) {
+        let locked = self.lock();
+        if locked.version & RELEASED != 0 {
+            // SAFETY: we hold the lock.
+            note_relaxed_read(&unsafe { self.clock.to_vector() });
+        }
+    }
+
+    /// A store or RMW: runs under the lock, see `locked`.
+    #[inline]
+    fn run<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
+        self.locked(object, at, op, effect)
+    }
+
+    /// Runs the real atomic operation `op` under the lock, then updates the clocks for what it
+    /// turned out to be (`effect` of its result), and the version with them. During
+    /// thread-local teardown the operation runs unchecked.
+    #[inline]
+    fn locked<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
+        let mut op = Some(op);
+        let checked = with_current(|t| {
+            let mut locked = self.lock();
+            let version = locked.version;
+            let result = (op.take().expect("atomic operation runs once"))();
+            let created = Some(self.created);
+            let event = |op| move || SyncEvent { op, object, created, at };
+            let effect = effect(&result);
+            // Whether this thread's clock now holds the release clock (it acquired it, or it
+            // stored its own), or only its Relaxed-read clock does.
+            let joined = match effect {
+                Effect::Load(order) | Effect::ReadModifyWrite(order) => acquires(order),
+                Effect::Store(_) => true,
+            };
+            let mut released = version & RELEASED != 0;
+            // SAFETY: we hold the lock.
+            let changed = unsafe {
+                match effect {
+                    Effect::Load(order) => {
+                        self.read(t, order, released, event("loading"));
+                        false
+                    }
+                    Effect::Store(order) => self.write(t, order, false, &mut released, event("storing to")),
+                    Effect::ReadModifyWrite(order) => {
+                        self.read(t, order, released, event("updating"));
+                        self.write(t, order, true, &mut released, event("updating"))
+                    }
+                }
+            };
+            let stamp = if changed { Stamp::fresh() } else { version >> SHIFT };
+            if released {
+                Stamp::remember(stamp, joined);
+            }
+            // SAFETY: we hold the lock.
+            let wide = if changed { unsafe { self.clock.is_wide() } } else { version & WIDE != 0 };
+            locked.version = stamp << SHIFT | if released { RELEASED } else { 0 } | if wide { WIDE } else { 0 };
+            result
+        });
+        match checked {
+            Some(result) => result,
+            None => (op.take().expect("atomic operation runs once"))(),
+        }
+    }
+
+    /// The read half of an operation: an acquire waits on the value's release clock; a Relaxed
+    /// read leaves it for a later acquire fence.
+    ///
+    /// # Safety
+    /// The caller holds the lock.
+    unsafe fn read(&self, t: &mut ThreadState, order: Ordering, released: bool, event: impl FnOnce() -> SyncEvent) {
+        if acquires(order) {
+            if released {
+                self.clock.join_into(&mut t.clock);
+            }
+            t.note_sync(event());
+        } else if released {
+            note_relaxed_read(&self.clock.to_vector());
+        }
+    }
+
+    /// The write half: a release publishes the thread's clock, replacing the old release
+    /// sequence (a store) or joining it (an RMW); a Relaxed write publishes the clock of the
+    /// thread's latest release fence, if any. Returns whether the release state (clock or
+    /// `released`) may have changed.
+    ///
+    /// # Safety
+    /// The caller holds the lock.
+    unsafe fn write(&self, t: &mut ThreadState, order: Ordering, rmw: bool, released: &mut bool, event: impl FnOnce() -> SyncEvent) -> bool {
+        let continues = rmw && *released;
+        if releases(order) {
+            self.clock.store(&t.clock, continues);
+            *released = true;
+            t.note_sync(event());
+            t.tick();
+            true
+        } else {
+            with_fence_release(|fenced| match fenced {
+                Some(fenced) => {
+                    self.clock.store(fenced, continues);
+                    *released = true;
+                    true
+                }
+                // A Relaxed RMW continues the sequence as it is; a Relaxed store ends it.
+                None => std::mem::replace(released, continues) != continues,
+            })
+        }
+    }
+}
+
+/// Release-clock stamps, and the calling thread's memory of those it already has: a load of a
+/// value whose stamp it has joined into its clock (or, for a Relaxed load, noted for a later
+/// acquire fence) would change nothing.
+struct Stamp;
+
+/// Stamps handed out to a thread at a time, so that a fresh stamp rarely touches shared state.
+const STAMP_BLOCK: u64 = 1 << 12;
+const KNOWN: usize = 64;
+
+static NEXT_STAMP_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+thread_local! {
+    /// The next stamp of this thread's block and the block's end.
+    static STAMPS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+    /// Direct-mapped by stamp: `(stamp, joined)`. Invariant: an entry `(s, true)` means this
+    /// thread's clock holds the clock stamped `s`; `(s, false)` that its clock and its
+    /// Relaxed-read clock (see `fence`) together do, so that an acquire fence would give it the
+    /// clock. Clocks only grow, so an entry stays true.
+    static KNOWN_STAMPS: std::cell::RefCell<[(u64, bool); KNOWN]> = const { std::cell::RefCell::new([(0, false); KNOWN]) };
+}
+
+impl Stamp {
+    fn fresh() -> u64 {
+        STAMPS
+            .try_with(|s| {
+                let (mut next, mut end) = s.get();
+                if next == end {
+                    next = NEXT_STAMP_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * STAMP_BLOCK;
+                    end = next + STAMP_BLOCK;
+                }
+                s.set((next + 1, end));
+                next
+            })
+            .unwrap_or_else(|_| NEXT_STAMP_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * STAMP_BLOCK)
+    }
+
+    fn slot(stamp: u64) -> usize {
+        (stamp.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % KNOWN
+    }
+
+    /// Whether the calling thread has the clock stamped `stamp`: joined into its clock, or for
+    /// a Relaxed load (`acquire` false) at least noted for an acquire fence.
+    #[inline]
+    fn known(stamp: u64, acquire: bool) -> bool {
+        KNOWN_STAMPS
+            .try_with(|k| k.try_borrow().is_ok_and(|k| {
+                let (s, joined) = k[Self::slot(stamp)];
+                s == stamp && (joined || !acquire)
+            }))
+            .unwrap_or(false)
+    }
+
+    /// Records that the calling thread has the clock stamped `stamp` (`joined`: in its clock).
+    fn remember(stamp: u64, joined: bool) {
+        let _ = KNOWN_STAMPS.try_with(|k| {
+            if let Ok(mut k) = k.try_borrow_mut() {
+                let e = &mut k[Self::slot(stamp)];
+                if e.0 != stamp || !e.1 {
+                    *e = (stamp, joined);
+                }
+            }
+        });
+    }
+}
+
+/// The ordering std uses for the failure of a `compare_and_swap` with ordering `order`.
+fn failure_order(order: Ordering) -> Ordering {
+    match order {
+        Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
+        Ordering::AcqRel | Ordering::Acquire => Ordering::Acquire,
+        _ => Ordering::SeqCst,
+    }
+}
+
+/// The methods every atomic type has, for value type `$v`.
+macro_rules! common_methods {
+    ($v:ty, $name:expr) => {
+        /// Mutable access needs no synchronisation: `&mut self` is exclusive.
+        #[inline]
+        pub fn get_mut(&mut self) -> &mut $v {
+            self.inner.get_mut()
+        }
+
+        #[inline]
+        pub fn into_inner(self) -> $v {
+            self.inner.into_inner()
+        }
+
+        /// The real atomic's address; accesses through it bypass the detector.
+        #[inline]
+        pub const fn as_ptr(&self) -> *mut $v {
+            self.inner.as_ptr()
+        }
+
+        #[track_caller]
+        pub fn load(&self, order: Ordering) -> $v {
+            self.sync.load($name, Location::caller(), order, || self.inner.load(order))
+        }
+
+        #[track_caller]
+        pub fn store(&self, val: $v, order: Ordering) {
+            self.sync.run($name, Location::caller(), || self.inner.store(val, order), |_| Effect::Store(order))
+        }
+
+        #[track_caller]
+        pub fn swap(&self, val: $v, order: Ordering) -> $v {
+            let relaxed = order == Ordering::Relaxed;
+            self.sync.rmw($name, Location::caller(), relaxed, || self.inner.swap(val, order), |_| Effect::ReadModifyWrite(order))
+        }
+
+        #[track_caller]
+        pub fn compare_exchange(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
+            if let Some(seen) = self.fails_at(current, failure) {
+                return Err(seen);
+            }
+            self.sync.rmw(
+                $name,
+                Location::caller(),
+                success == Ordering::Relaxed && failure == Ordering::Relaxed,
+                || self.inner.compare_exchange(current, new, success, failure),
+                |r| if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) },
+            )
+        }
+
+        #[track_caller]
+        pub fn compare_exchange_weak(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
+            if let Some(seen) = self.fails_at(current, failure) {
+                return Err(seen);
+            }
+            self.sync.rmw(
+                $name,
+                Location::caller(),
+                success == Ordering::Relaxed && failure == Ordering::Relaxed,
+                || self.inner.compare_exchange_weak(current, new, success, failure),
+                |r| if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) },
+            )
+        }
+
+        /// The value, if a compare-exchange expecting `current` would fail now: read first
+        /// with a load of the failure ordering (lock-free when the thread has the value's
+        /// release clock), so that a spinning compare-exchange neither takes the atomic's lock
+        /// nor its cache line while the value is not the one it waits for. A failed
+        /// compare-exchange is that load; std's panics for a release failure ordering are left
+        /// to the real one.
+        #[inline]
+        #[track_caller]
+        fn fails_at(&self, current: $v, failure: Ordering) -> Option<$v> {
+            if matches!(failure, Ordering::Release | Ordering::AcqRel) {
+                return None;
+            }
+            let seen = self.sync.load($name, Location::caller(), failure, || self.inner.load(failure));
+            (seen != current).then_some(seen)
+        }
+
+        #[deprecated(note = "Use `compare_exchange` or `compare_exchange_weak` instead")]
+        #[track_caller]
+        pub fn compare_and_swap(&self, current: $v, new: $v, order: Ordering) -> $v {
+            match self.compare_exchange(current, new, order, failure_order(order)) {
+                Ok(v) | Err(v) => v,
+            }
+        }
+
+        /// As std's: a load, then compare-exchanges until `f` declines or one succeeds. `f`
+        /// runs outside racer's locks.
+        #[track_caller]
+        pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F) -> Result<$v, $v>
+        where
+            F: FnMut($v) -> Option<$v>,
+        {
+            let mut prev = self.load(fetch_order);
+            while let Some(next) = f(prev) {
+                match self.compare_exchange_weak(prev, next, set_order, fetch_order) {
+                    Ok(v) => return Ok(v),
+                    Err(actual) => prev = actual,
+                }
+            }
+            Err(prev)
+        }
+
+        /// As std's (`fetch_update` under its newer name).
+        #[track_caller]
+        pub fn try_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<$v, $v>
+        where
+            F: FnMut($v) -> Option<$v>,
+        {
+            self.fetch_update(set_order, fetch_order, f)
+        }
+
+        /// As std's: applies `f` until the compare-exchange succeeds; returns the old value.
+        #[track_caller]
+        pub fn update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F) -> $v
+        where
+            F: FnMut($v) -> $v,
+        {
+            match self.fetch_update(set_order, fetch_order, |v| Some(f(v))) {
+                Ok(v) | Err(v) => v,
+            }
+        }
+    };
+}
+
+/// A read-modify-write method forwarding to std's method of the same name.
+macro_rules! rmw_methods {
+    ($v:ty, $name:expr, $($method:ident),*) => {
+        $(
+            #[track_caller]
+            pub fn $method(&self, val: $v, order: Ordering) -> $v {
+                let relaxed = order == Ordering::Relaxed;
+                self.sync.rmw($name, Location::caller(), relaxed, || self.inner.$method(val, order), |_| Effect::ReadModifyWrite(order))
+            }
+        )*
+    };
+}
+
+macro_rules! atomic_int {
+    ($($atomic:ident $int:ty;)*) => {$(
+        #[doc = concat!("An integer shared between threads, as `std::sync::atomic::", stringify!($atomic), "`.")]
+        ///
+        /// Invariant: `inner` is the real value; `sync` holds the release clock of that value
+        /// and changes only together with it, under its lock.
+        #[repr(C, align(64))]
+        pub struct $atomic {
+            inner: std::sync::atomic::$atomic,
+            sync: AtomicSync,
+        }
+
+        impl $atomic {
+            #[track_caller]
+            pub const fn new(v: $int) -> $atomic {
+                $atomic { inner: std::sync::atomic::$atomic::new(v), sync: AtomicSync::new(Location::caller()) }
+            }
+
+            common_methods!($int, stringify!($atomic));
+            rmw_methods!($int, stringify!($atomic), fetch_add, fetch_sub, fetch_and, fetch_nand, fetch_or, fetch_xor, fetch_max, fetch_min);
+        }
+
+        impl Default for $atomic {
+            #[track_caller]
+            fn default() -> $atomic {
+                $atomic::new(0)
+            }
+        }
+
+        impl From<$int> for $atomic {
+            #[track_caller]
+            fn from(v: $int) -> $atomic {
+                $atomic::new(v)
+            }
+        }
+
+        /// Prints the value with a Relaxed load of the real atomic, as std does; not a
+        /// synchronisation.
+        impl fmt::Debug for $atomic {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(&self.inner, f)
+            }
+        }
+
+        impl RefUnwindSafe for $atomic {}
+    )*};
+}
+
+atomic_int! {
+    AtomicU8 u8;
+    AtomicU16 u16;
+    AtomicU32 u32;
+    AtomicU64 u64;
+    AtomicUsize usize;
+    AtomicI8 i8;
+    AtomicI16 i16;
+    AtomicI32 i32;
+    AtomicI64 i64;
+    AtomicIsize isize;
+}
+
+/// A boolean shared between threads, as `std::sync::atomic::AtomicBool`.
+///
+/// Invariant: as for the integer atomics.
+#[repr(C, align(64))]
+pub struct AtomicBool {
+    inner: std::sync::atomic::AtomicBool,
+    sync: AtomicSync,
+}
+
+impl AtomicBool {
+    #[track_caller]
+    pub const fn new(v: bool) -> AtomicBool {
+        AtomicBool { inner: std::sync::atomic::AtomicBool::new(v), sync: AtomicSync::new(Location::caller()) }
+    }
+
+    common_methods!(bool, "AtomicBool");
+    rmw_methods!(bool, "AtomicBool", fetch_and, fetch_nand, fetch_or, fetch_xor);
+
+    /// Logical "not" of the current value, as std's (an RMW).
+    #[track_caller]
+    pub fn fetch_not(&self, order: Ordering) -> bool {
+        self.fetch_xor(true, order)
+    }
+}
+
+impl Default for AtomicBool {
+    #[track_caller]
+    fn default() -> AtomicBool {
+        AtomicBool::new(false)
+    }
+}
+
+impl From<bool> for AtomicBool {
+    #[track_caller]
+    fn from(v: bool) -> AtomicBool {
+        AtomicBool::new(v)
+    }
+}
+
+impl fmt::Debug for AtomicBool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.inner, f)
+    }
+}
+
+impl RefUnwindSafe for AtomicBool {}
+
+/// A raw pointer shared between threads, as `std::sync::atomic::AtomicPtr`.
+///
+/// Invariant: as for the integer atomics.
+#[repr(C, align(64))]
+pub struct AtomicPtr<T> {
+    inner: std::sync::atomic::AtomicPtr<T>,
+    sync: AtomicSync,
+}
+
+impl<T> AtomicPtr<T> {
+    #[track_caller]
+    pub const fn new(p: *mut T) -> AtomicPtr<T> {
+        AtomicPtr { inner: std::sync::atomic::AtomicPtr::new(p), sync: AtomicSync::new(Location::caller()) }
+    }
+
+    common_methods!(*mut T, "AtomicPtr");
+
+    /// One read-modify-write of the pointer: `f` of the old value is stored, the old value is
+    /// returned. std's pointer RMWs are newer than racer's minimum Rust (1.80), so the real
+    /// operation is a compare-exchange loop on the std atomic; to racer it is one RMW.
+    #[track_caller]
+    fn update_ptr(&self, order: Ordering, f: impl Fn(*mut T) -> *mut T) -> *mut T {
+        let relaxed = order == Ordering::Relaxed;
+        let op = || match self.inner.fetch_update(order, failure_order(order), |p| Some(f(p))) {
+            Ok(old) | Err(old) => old,
+        };
+        self.sync.rmw("AtomicPtr", Location::caller(), relaxed, op, |_| Effect::ReadModifyWrite(order))
+    }
+
+    /// Adds `val` elements of `T` to the pointer (wrapping), as std's.
+    #[track_caller]
+    pub fn fetch_ptr_add(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| p.wrapping_add(val))
+    }
+
+    /// Subtracts `val` elements of `T` from the pointer (wrapping), as std's.
+    #[track_caller]
+    pub fn fetch_ptr_sub(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| p.wrapping_sub(val))
+    }
+
+    /// Adds `val` bytes to the pointer (wrapping), as std's.
+    #[track_caller]
+    pub fn fetch_byte_add(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| p.wrapping_byte_add(val))
+    }
+
+    /// Subtracts `val` bytes from the pointer (wrapping), as std's.
+    #[track_caller]
+    pub fn fetch_byte_sub(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| p.wrapping_byte_sub(val))
+    }
+
+    /// Bitwise "or" of the pointer's address with `val`, keeping its provenance, as std's.
+    #[track_caller]
+    pub fn fetch_or(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| with_addr(p, p as usize | val))
+    }
+
+    /// Bitwise "and" of the pointer's address with `val`, keeping its provenance, as std's.
+    #[track_caller]
+    pub fn fetch_and(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| with_addr(p, p as usize & val))
+    }
+
+    /// Bitwise "xor" of the pointer's address with `val`, keeping its provenance, as std's.
+    #[track_caller]
+    pub fn fetch_xor(&self, val: usize, order: Ordering) -> *mut T {
+        self.update_ptr(order, |p| with_addr(p, p as usize ^ val))
+    }
+}
+
+/// `p` moved to address `addr`, with `p`'s provenance (`<*mut T>::with_addr` is newer than
+/// racer's minimum Rust).
+fn with_addr<T>(p: *mut T, addr: usize) -> *mut T {
+    p.wrapping_byte_add(addr.wrapping_sub(p as usize))
+}
+
+impl<T> Default for AtomicPtr<T> {
+    #[track_caller]
+    fn default() -> AtomicPtr<T> {
+        AtomicPtr::new(std::ptr::null_mut())
+    }
+}
+
+impl<T> From<*mut T> for AtomicPtr<T> {
+    #[track_caller]
+    fn from(p: *mut T) -> AtomicPtr<T> {
+        AtomicPtr::new(p)
+    }
+}
+
+impl<T> fmt::Debug for AtomicPtr<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.inner, f)
+    }
+}
+
+impl<T> fmt::Pointer for AtomicPtr<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Pointer::fmt(&self.inner.load(Ordering::Relaxed), f)
+    }
+}
+
+impl<T> RefUnwindSafe for AtomicPtr<T> {}

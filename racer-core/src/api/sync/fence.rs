@@ -1,0 +1,95 @@
+//! `racer::sync::atomic::fence`: the C++ fence rules over the calling thread's Relaxed atomics.
+//!
+//! A `fence(Release)` followed (in this thread) by a Relaxed store or RMW makes that write carry
+//! the thread's clock as it was at the fence. A Relaxed load or RMW followed by a
+//! `fence(Acquire)` makes the fence wait on the release clock of the value that load read. Both
+//! halves live in a thread-local `FenceState`, touched only by atomics and fences.
+
+use std::cell::RefCell;
+use std::panic::Location;
+use std::sync::atomic::Ordering;
+
+use crate::model::clock::VectorClock;
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::thread_state::with_current;
+
+use super::ordering::{acquires, releases};
+
+/// The calling thread's fence bookkeeping.
+///
+/// Invariants: `released` is the thread's clock at its latest `fence(Release)` (or stronger),
+/// if it made one. `read_relaxed` covers the release clock of every value a Relaxed load of
+/// this thread has read since its latest `fence(Acquire)`; it may also cover clocks the thread
+/// has already acquired (joining those again adds nothing), so it is never cleared and never
+/// reallocated once wide enough.
+struct FenceState {
+    released: Option<VectorClock>,
+    read_relaxed: VectorClock,
+}
+
+thread_local! {
+    static FENCES: RefCell<FenceState> =
+        const { RefCell::new(FenceState { released: None, read_relaxed: VectorClock::new() }) };
+}
+
+/// A Relaxed load (or the read of a Relaxed RMW) read a value whose release clock is `clock`:
+/// a later `fence(Acquire)` of this thread waits on it.
+pub(crate) fn note_relaxed_read(clock: &VectorClock) {
+    let _ = FENCES.try_with(|f| {
+        if let Ok(mut f) = f.try_borrow_mut() {
+            f.read_relaxed.join(clock);
+        }
+    });
+}
+
+/// Runs `f` with the clock a Relaxed write of this thread releases: its clock at its latest
+/// release fence, or `None` when it has made none (then the write releases nothing).
+/// Whether the calling thread has made a release fence (true when that cannot be known).
+pub(crate) fn has_fence_release() -> bool {
+    FENCES.try_with(|state| state.try_borrow().map_or(true, |s| s.released.is_some())).unwrap_or(true)
+}
+
+pub(crate) fn with_fence_release<R>(f: impl FnOnce(Option<&VectorClock>) -> R) -> R {
+    let mut f = Some(f);
+    let out = FENCES.try_with(|state| match state.try_borrow() {
+        Ok(state) => Some((f.take().unwrap())(state.released.as_ref())),
+        Err(_) => None,
+    });
+    match out {
+        Ok(Some(r)) => r,
+        _ => (f.take().unwrap())(None),
+    }
+}
+
+/// An atomic fence, as `std::sync::atomic::fence`.
+///
+/// `Acquire` (and stronger) waits on every release clock read by this thread's Relaxed loads
+/// since its previous acquire fence; `Release` (and stronger) records the thread's clock for
+/// its later Relaxed writes, then starts a new segment. `SeqCst` is treated as `AcqRel`: its
+/// single total order adds no happens-before edge between threads that read no value from
+/// each other.
+///
+/// # Panics
+/// On `Relaxed`, as std does.
+#[track_caller]
+pub fn fence(order: Ordering) {
+    std::sync::atomic::fence(order);
+    let at = Location::caller();
+    with_current(|t| {
+        let _ = FENCES.try_with(|f| {
+            let Ok(mut f) = f.try_borrow_mut() else { return };
+            if acquires(order) {
+                t.clock.join(&f.read_relaxed);
+                t.note_sync(SyncEvent { op: "calling", object: "fence(Acquire)", created: None, at });
+            }
+            if releases(order) {
+                match &mut f.released {
+                    Some(clock) => clock.assign(&t.clock),
+                    None => f.released = Some(t.clock.clone()),
+                }
+                t.note_sync(SyncEvent { op: "calling", object: "fence(Release)", created: None, at });
+                t.tick();
+            }
+        });
+    });
+}

@@ -1,0 +1,25 @@
+//! `racer::sync`: std's synchronisation primitives with their happens-before edges made
+//! visible to the detector. One file per primitive.
+
+mod arc;
+mod atomic_clock;
+pub mod atomic;
+mod barrier;
+mod condvar;
+mod fence;
+mod lazy_lock;
+pub mod mpsc;
+mod mutex;
+mod once;
+mod once_lock;
+mod ordering;
+mod rwlock;
+
+pub use arc::{Arc, Weak};
+pub use barrier::{Barrier, BarrierWaitResult};
+pub use condvar::{Condvar, WaitTimeoutResult};
+pub use lazy_lock::LazyLock;
+pub use mutex::{LockResult, Mutex, MutexGuard, PoisonError, TryLockError, TryLockResult};
+pub use once::{Once, OnceState};
+pub use once_lock::OnceLock;
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};

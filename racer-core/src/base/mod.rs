@@ -1,0 +1,11 @@
+//! **Layer 11: the ground floor**: std locks without poisoning (`lock`), a sharded map, a small
+//! vector, a fast hasher, and the hooks racer-rt fills in before `main` (`platform`: unwind
+//! tables, symbols, C library calls, standard error and the process's end).
+//!
+//! May import: nothing of racer's. Invariant: nothing here knows about races.
+
+pub mod fast_hash;
+pub mod lock;
+pub mod platform;
+pub mod sharded_map;
+pub mod small_vec;

@@ -1,0 +1,157 @@
+use super::policy::{CellPolicy, Recorded};
+use crate::report::RaceKind;
+use crate::model::clock::VectorClock;
+
+/// Algorithm 4: the last write segment `W` and the set `R` of read segments since that write.
+///
+/// Invariant: the segments in `R` are mutually parallel (a read drops every member of `R` that
+/// precedes it before joining), so `R` holds at most one segment per thread and `1 + |R|`
+/// segments are stored. This is what lets a write find a race with *any* earlier unordered
+/// read, where keeping only the last read (Algorithm 3) can miss one.
+#[derive(Debug, Clone)]
+pub struct Alg4<I> {
+    write: Option<Recorded<I>>,
+    reads: ReadSet<I>,
+}
+
+/// `R`: one read inline (the common case, no allocation), more on the heap.
+///
+/// Invariant: once `Many`, it stays `Many` (its allocation is reused by later reads).
+#[derive(Debug, Clone)]
+enum ReadSet<I> {
+    One(Option<Recorded<I>>),
+    Many(Vec<Recorded<I>>),
+}
+
+impl<I> ReadSet<I> {
+    fn as_slice(&self) -> &[Recorded<I>] {
+        match self {
+            ReadSet::One(r) => r.as_slice(),
+            ReadSet::Many(v) => v,
+        }
+    }
+
+    fn retain(&mut self, keep: impl Fn(&Recorded<I>) -> bool) {
+        match self {
+            ReadSet::One(r) => {
+                if r.as_ref().is_some_and(|r| !keep(r)) {
+                    *r = None;
+                }
+            }
+            ReadSet::Many(v) => v.retain(keep),
+        }
+    }
+
+    fn push(&mut self, read: Recorded<I>) {
+        match self {
+            ReadSet::One(r @ None) => *r = Some(read),
+            ReadSet::One(r) => {
+                // The second parallel read moves R to the heap: with room for a few more at
+                // once, rather than a reallocation per reader.
+                let mut v = Vec::with_capacity(SPILLED_READS);
+                v.extend(r.take());
+                v.push(read);
+                *self = ReadSet::Many(v);
+            }
+            ReadSet::Many(v) => v.push(read),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            ReadSet::One(r) => *r = None,
+            ReadSet::Many(v) => v.clear(),
+        }
+    }
+
+    fn heap_capacity(&self) -> usize {
+        match self {
+            ReadSet::One(_) => 0,
+            ReadSet::Many(v) => v.capacity(),
+        }
+    }
+}
+
+/// The capacity R gets when it first spills to the heap.
+const SPILLED_READS: usize = 4;
+
+impl<I> Default for Alg4<I> {
+    fn default() -> Self {
+        Alg4 { write: None, reads: ReadSet::One(None) }
+    }
+}
+
+impl<I: Clone> CellPolicy<I> for Alg4<I> {
+    fn read(&mut self, cur: &Recorded<I>, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+        if let Some(w) = &self.write {
+            if !now.covers(w.segment) {
+                race(RaceKind::Flow, w);
+            }
+        }
+        self.reads.retain(|r| !now.covers(r.segment));
+        self.reads.push(cur.clone());
+    }
+
+    fn check_write(&self, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
+        if let Some(w) = &self.write {
+            if !now.covers(w.segment) {
+                race(RaceKind::Output, w);
+            }
+        }
+        for r in self.reads.as_slice() {
+            if !now.covers(r.segment) {
+                race(RaceKind::Anti, r);
+            }
+        }
+    }
+
+    fn record_write(&mut self, cur: &Recorded<I>) {
+        self.write = Some(cur.clone());
+        self.reads.clear();
+    }
+
+    fn segments(&self) -> usize {
+        self.write.is_some() as usize + self.reads.as_slice().len()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.reads.heap_capacity() * std::mem::size_of::<Recorded<I>>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::algorithm::test_support::{clock, run};
+    use crate::model::clock::Segment;
+
+    #[test]
+    fn read_read_write_finds_the_unordered_reader() {
+        // Thread 0 reads, thread 1 reads, then thread 2 (ordered after thread 1 only) writes.
+        let mut cell = Alg4::default();
+        assert!(run(&mut cell, false, Segment::new(0, 1), &clock(&[(0, 1)]), "r0").is_empty());
+        assert!(run(&mut cell, false, Segment::new(1, 1), &clock(&[(1, 1)]), "r1").is_empty());
+        assert_eq!(cell.segments(), 2);
+        let found = run(&mut cell, true, Segment::new(2, 1), &clock(&[(1, 1), (2, 1)]), "w2");
+        assert_eq!(found, vec![(RaceKind::Anti, "r0")]);
+        assert_eq!(cell.segments(), 1);
+    }
+
+    #[test]
+    fn ordered_accesses_are_silent_and_prune_reads() {
+        let mut cell = Alg4::default();
+        assert!(run(&mut cell, true, Segment::new(0, 1), &clock(&[(0, 1)]), "w0").is_empty());
+        assert!(run(&mut cell, false, Segment::new(1, 1), &clock(&[(0, 1), (1, 1)]), "r1").is_empty());
+        assert!(run(&mut cell, false, Segment::new(2, 1), &clock(&[(0, 1), (1, 1), (2, 1)]), "r2").is_empty());
+        assert_eq!(cell.segments(), 2, "r1 precedes r2, so only r2 stays in R");
+    }
+
+    #[test]
+    fn flow_and_output() {
+        let mut cell = Alg4::default();
+        run(&mut cell, true, Segment::new(0, 1), &clock(&[(0, 1)]), "w0");
+        assert_eq!(run(&mut cell, false, Segment::new(1, 1), &clock(&[(1, 1)]), "r1"), vec![(RaceKind::Flow, "w0")]);
+        let found = run(&mut cell, true, Segment::new(2, 1), &clock(&[(2, 1)]), "w2");
+        assert_eq!(found, vec![(RaceKind::Output, "w0"), (RaceKind::Anti, "r1")]);
+    }
+}

@@ -1,0 +1,12 @@
+//! **Layer 8: provenance**, what a report says about an access besides its segment: the stack
+//! depot (`stack/`: capture, interning, resolution), threads' names and spawn sites
+//! (`thread_ref`), synchronisation events (`sync_event`), and the record an access leaves in a
+//! cell (`access`).
+//!
+//! May import: `model`, `report`, `base`. Invariant: ids and handles here (`StackId`,
+//! `SyncEventId`, `ThreadRef`) stay valid for as long as any record holds them.
+
+pub mod access;
+pub mod stack;
+pub mod sync_event;
+pub mod thread_ref;

@@ -1,0 +1,120 @@
+//! Capturing the calling thread's stack as return addresses, by one of two strategies: the cached
+//! CFI walk (`cfi_walk`, confirmed per site by `last_walk`; x86_64 Linux), or elsewhere the
+//! platform's unwinder. Captures are interned in the depot.
+
+use std::panic::Location;
+
+use crate::base::small_vec::SmallVec;
+use crate::provenance::stack::depot::{history, intern_recent, StackId, TAG_WORDS};
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+use crate::provenance::stack::last_walk as last_at_site;
+use crate::provenance::sync_event::SyncEventId;
+
+/// Frames captured beyond the `history` option, to make room for racer's own frames, which are
+/// dropped at resolution.
+const OWN_FRAMES_SLACK: usize = 12;
+
+/// Captures the calling thread's stack for an access at `site` after the sync event
+/// `after_sync`, and interns the three together.
+#[inline(never)]
+pub fn capture_access(site: &'static Location<'static>, after_sync: Option<SyncEventId>) -> StackId {
+    capture_tagged(site as *const Location<'static> as usize, SyncEventId::to_tag(after_sync))
+}
+
+/// Captures the calling thread's stack, unresolved, and interns it (with an empty tag).
+#[inline(never)]
+pub fn capture() -> StackId {
+    capture_tagged(0, 0)
+}
+
+/// Captures the calling thread's stack, unresolved, behind the tag words `site` and `sync`,
+/// and interns it. (Two words, not an array: an array built by the caller is read back as one
+/// 16-byte load that store forwarding cannot serve.)
+///
+/// On x86_64 Linux the stack is walked with cached CFI rules (`cfi_walk`): a cache probe and a
+/// few loads per frame, with or without frame pointers. Elsewhere it is unwound with the
+/// `backtrace` crate, which costs microseconds; the result is the same list of return
+/// addresses either way. The stack last captured at the same site is confirmed frame by frame
+/// while walking, with nothing written or hashed.
+#[inline(never)]
+fn capture_tagged(site: usize, sync: usize) -> StackId {
+    let limit = history() + OWN_FRAMES_SLACK + TAG_WORDS;
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    let walked = match stack_range() {
+        Some(bounds) => {
+            let start = crate::provenance::stack::cfi_walk::Start::here();
+            Some((bounds, start, last_at_site::Walk { tag: [site, sync], start, high: bounds.1, limit }))
+        }
+        None => None,
+    };
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    if let Some(id) = walked.as_ref().and_then(|(_, _, walk)| last_at_site::unchanged(walk)) {
+        return id;
+    }
+    // Made only past the confirmation above, the common case: its inline room is not free.
+    let mut ips: SmallVec<usize, 48> = SmallVec::default();
+    ips.push(site);
+    ips.push(sync);
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    if let Some((bounds, start, walk)) = walked {
+        let mut reads = crate::provenance::stack::cfi_walk::Reads::default();
+        if crate::provenance::stack::cfi_walk::walk(start, bounds, limit, &mut ips, &mut reads) {
+            let id = intern_recent(&ips);
+            last_at_site::remember(walk, reads, id);
+            return id;
+        }
+        ips.truncate(TAG_WORDS);
+    }
+    unwind(&mut ips, limit);
+    intern_recent(&ips)
+}
+
+#[doc(hidden)]
+pub fn unwind(ips: &mut SmallVec<usize, 48>, limit: usize) {
+    (crate::base::platform::get().unwind)(&mut |ip| {
+        ips.push(ip);
+        ips.len() < limit
+    });
+}
+
+#[cfg(target_os = "linux")]
+thread_local! {
+    /// The part of the calling thread's stack a walk reads, `[low, high)`: `(0, 0)` until
+    /// looked up, `(1, 1)` when it cannot be known.
+    static STACK_RANGE: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Ends every later walk of the calling thread's stack at the frame holding `address` (a local
+/// of the function that runs a racer thread's closure). Frames further out are the thread
+/// start's, the same for every access, and never shown in a report; not walking them makes a
+/// capture on a racer thread cost its user frames only.
+pub fn set_walk_ceiling(address: usize) {
+    #[cfg(target_os = "linux")]
+    if let Some((low, high)) = stack_range() {
+        let _ = STACK_RANGE.try_with(|r| r.set((low, high.min(address))));
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = address;
+}
+
+/// Lets walks of the calling thread's stack reach its base again: the thread's closure has
+/// returned, and thread-local destructors run further out than its ceiling.
+pub fn clear_walk_ceiling() {
+    #[cfg(target_os = "linux")]
+    let _ = STACK_RANGE.try_with(|r| r.set((0, 0)));
+}
+
+/// The calling thread's stack, `[low, high)`, or `None` when it cannot be known.
+#[cfg(target_os = "linux")]
+pub fn stack_range() -> Option<(usize, usize)> {
+    let range = STACK_RANGE.try_with(|r| {
+        if r.get().0 == 0 {
+            r.set((crate::base::platform::get().stack_range)().unwrap_or((1, 1)));
+        }
+        r.get()
+    });
+    match range {
+        Ok((low, high)) if low < high => Some((low, high)),
+        _ => None,
+    }
+}

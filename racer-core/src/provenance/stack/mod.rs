@@ -1,0 +1,19 @@
+//! The stack depot, inside `provenance`: `capture` (the cached CFI walk of `cfi_walk`, confirmed
+//! per site by `last_walk`, on x86_64 Linux; the platform's unwinder elsewhere) -> `depot`
+//! (interned return addresses, tagged with the access site and last sync event) -> `resolve`
+//! (symbols, at report time only). Imports within the folder go in that order: `capture` and
+//! `resolve` use `depot`, never the reverse.
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub mod cfi_walk;
+mod capture;
+mod depot;
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+mod last_walk;
+mod resolve;
+
+#[cfg(target_os = "linux")]
+pub use capture::stack_range;
+pub use capture::{capture, capture_access, clear_walk_ceiling, set_walk_ceiling, unwind};
+pub use depot::{after_sync, depot_len, set_history, site, StackId};
+pub use resolve::resolve;

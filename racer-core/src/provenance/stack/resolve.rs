@@ -1,0 +1,78 @@
+//! Resolving an interned stack to the user's frames, for a report.
+
+use std::sync::LazyLock as Lazy;
+
+use crate::provenance::stack::depot::{history, site, words, StackId, TAG_WORDS};
+use crate::report::Frame;
+
+/// Resolves an interned stack to the user's frames: the frames before the access's own site
+/// (racer's, and std's generic code instantiated for racer, whatever its name or path), racer's
+/// and std's frames between the user's, and everything below the runtime's thread entry point
+/// (`__rust_begin_short_backtrace`) are left out, and at most `history` frames are kept.
+pub fn resolve(id: StackId) -> Vec<Frame> {
+    let ips: Box<[usize]> = words(id);
+    let history = history();
+    let mut frames = Vec::new();
+    'ips: for &ip in ips[TAG_WORDS..].iter() {
+        // Return addresses point after the call; look up the call instruction itself.
+        for symbol in (crate::base::platform::get().resolve)(ip.wrapping_sub(1)) {
+            let function = symbol.function.unwrap_or_else(|| format!("{ip:#x}"));
+            if function.contains("__rust_begin_short_backtrace") {
+                break 'ips;
+            }
+            let file = symbol.file.map(|p| shorten(&p));
+            if !is_own_frame(&function, file.as_deref()) {
+                frames.push(Frame { function, file, line: symbol.line, column: symbol.column });
+            }
+        }
+    }
+    // The access's `#[track_caller]` site is the innermost frame of the user's code.
+    if let Some(site) = site(id) {
+        let at_site = |f: &Frame| f.line == Some(site.line()) && f.file.as_deref().is_some_and(|file| file.ends_with(site.file()));
+        if let Some(first) = frames.iter().position(at_site) {
+            frames.drain(..first);
+        }
+    }
+    frames.truncate(history);
+    frames
+}
+
+/// Frames left out of reports: racer's own, the unwinding and closure-call glue between the
+/// user's frames, and std's internals (a user frame is never hidden behind them), whether std's
+/// source is the toolchain's (`/rustc/...`) or a local copy (the `rust-src` component).
+fn is_own_frame(function: &str, file: Option<&str>) -> bool {
+    const OWN: [&str; 8] =
+        ["racer_core::", "<racer_core::", "racer_rt::", "<racer_rt::", "backtrace::", "<backtrace::", "racer::", "<racer::"];
+    OWN.iter().any(|p| function.starts_with(p))
+        || function == "__rust_try"
+        || file.is_some_and(|f| f.starts_with("/rustc/") || f.contains("/lib/rustlib/src/rust/library/"))
+}
+
+/// Paths inside the current directory are printed relative to it, as `#[track_caller]`
+/// locations are.
+fn shorten(path: &str) -> String {
+    static CWD: Lazy<Option<String>> =
+        Lazy::new(|| std::env::current_dir().ok().map(|d| format!("{}/", d.display())));
+    match CWD.as_deref() {
+        Some(cwd) if path.starts_with(cwd) => path[cwd.len()..].to_string(),
+        _ => path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// std's frames are left out by where their source is, also when it is the local copy
+    /// the `rust-src` component installs (every rust-analyzer user has it), not `/rustc/`.
+    #[test]
+    fn std_frames_are_left_out_wherever_their_source_is() {
+        let local = "/home/u/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/lib/rustlib/src/rust/library/core/src/option.rs";
+        let map = "core::option::Option<&mut racer_rt::thread_state::ThreadState>::map<()>";
+        assert!(is_own_frame(map, Some(local)));
+        assert!(is_own_frame(map, Some("/rustc/59807616e1fa/library/core/src/option.rs")));
+        assert!(is_own_frame("racer_core::shadow::CellMeta::access_slow", None));
+        assert!(!is_own_frame("my_crate::worker", Some("src/lib.rs")));
+        assert!(!is_own_frame("core::option::Option<T>::map", Some("src/rustlib_notes.rs")));
+    }
+}

@@ -1,0 +1,104 @@
+//! The report one `racer::check` returns: its races and deadlocks, as text and as JSON.
+
+use std::fmt;
+
+use super::deadlock::{deadlock_json, Deadlock};
+use super::race::{race_json, Race};
+
+/// The races and deadlocks found by one `racer::check` run, each in the order found.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub(crate) races: Vec<Race>,
+    pub(crate) deadlocks: Vec<Deadlock>,
+}
+
+impl Report {
+    pub fn races(&self) -> &[Race] {
+        &self.races
+    }
+
+    /// The deadlocks found: lock-order inversions (potential), re-locks and real hangs.
+    pub fn deadlocks(&self) -> &[Deadlock] {
+        &self.deadlocks
+    }
+
+    /// True only when neither a race nor a deadlock was found.
+    pub fn is_empty(&self) -> bool {
+        self.races.is_empty() && self.deadlocks.is_empty()
+    }
+
+    /// The number of races and deadlocks found.
+    pub fn len(&self) -> usize {
+        self.races.len() + self.deadlocks.len()
+    }
+
+    /// The report as JSON: `{"races": [...]}`, one object per race, in the order found. The
+    /// field names are stable (new fields may be added; none is renamed or removed):
+    ///
+    /// ```text
+    /// kind        "flow" | "anti" | "output"
+    /// type        the type inside the Shared cell, e.g. "u64"
+    /// address     the cell's address, a hex string "0x7f.."
+    /// current     the access that found the race   } each an access object:
+    /// previous    the access the detector remembered }
+    ///   access      "read" | "write"
+    ///   thread      {"name": string or null, "id": racer's thread number (1, 2, ...)}
+    ///   site        {"file", "line", "column"}: the #[track_caller] site of the access
+    ///   after_sync  the thread's last synchronisation before the access, e.g.
+    ///               "locking Mutex (created at src/q.rs:12:5) at src/q.rs:40:9", or null
+    ///   frames      [{"function", "file" (or null), "line" (or null)}], innermost first,
+    ///               racer's own frames left out, at most `history` of them
+    ///   spawned_at  the frames of the spawn that made the thread, or null for threads
+    ///               racer did not spawn
+    ///   foreign_thread  true for a thread racer did not start, other than the main thread
+    /// ```
+    ///
+    /// With `RACER_OPTIONS=report=json`, races found outside `check` are written one such race
+    /// object per line (JSON Lines).
+    ///
+    /// Deadlocks, when there are any, follow in `"deadlocks": [...]`, one object per deadlock (see `Deadlock`'s
+    /// JSON in the README): `kind` (`lock_order_inversion`, `relock`, `hang`), `edges` and
+    /// `threads`. Outside `check` each is one line `{"deadlock": {...}}`.
+    pub fn to_json(&self) -> String {
+        let mut out = String::from("{\"races\":[");
+        for (i, race) in self.races.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            race_json(race, &mut out);
+        }
+        out.push(']');
+        // Only when there are some: a report without deadlocks reads as it always did.
+        if !self.deadlocks.is_empty() {
+            out.push_str(",\"deadlocks\":[");
+            for (i, d) in self.deadlocks.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                deadlock_json(d, &mut out);
+            }
+            out.push(']');
+        }
+        out.push('}');
+        out
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.races.is_empty() && self.deadlocks.is_empty() {
+            return writeln!(f, "racer: no data races found");
+        }
+        for race in &self.races {
+            write!(f, "{race}")?;
+        }
+        for deadlock in &self.deadlocks {
+            write!(f, "{deadlock}")?;
+        }
+        if self.deadlocks.is_empty() {
+            writeln!(f, "racer: {} data race(s) found", self.races.len())
+        } else {
+            writeln!(f, "racer: {} data race(s) and {} deadlock(s) found", self.races.len(), self.deadlocks.len())
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! **Layer 10: the report types**: the public `Report`, `Race`, `Access`, `Frame`, `Deadlock`...
+//! and their text and JSON layouts. Compiled in both builds: racer-rt includes this folder by
+//! `#[path]` when the feature is off, so its files refer to each other by `super::` only.
+//!
+//! May import: `base` only (today, nothing). Invariant: what is reported, never how or where.
+
+mod check_report;
+mod deadlock;
+mod frame;
+mod race;
+
+pub use check_report::Report;
+#[allow(unused_imports)]
+pub(crate) use deadlock::deadlock_json;
+pub use deadlock::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
+pub use frame::Frame;
+#[allow(unused_imports)]
+pub(crate) use race::race_json;
+pub use race::{Access, AccessKind, Race, RaceKind};

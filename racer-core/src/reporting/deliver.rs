@@ -1,0 +1,107 @@
+//! Where a race or deadlock that was found goes: unless suppressed, into the scope of the
+//! `racer::check` the finding thread runs under, or, outside any check (or after it returned),
+//! to `output`. Each distinct pair of access sites is reported once per destination.
+//!
+//! Called with none of the detector's locks held and no thread state borrowed.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::LazyLock as Lazy;
+
+use crate::base::lock::Mutex;
+use crate::provenance::access::Record;
+use crate::provenance::stack;
+use crate::report::{Access, AccessKind, Deadlock, Race, RaceKind};
+use crate::reporting::output;
+use crate::runtime::check_scope::{site_pair, CheckScope, SitePair};
+
+/// The site pairs reported outside any check.
+static REPORTED_OUTSIDE: Lazy<Mutex<HashSet<SitePair>>> = Lazy::new(Default::default);
+
+/// Called for each deadlock found. `ends`: it can never resolve, so the check it belongs to is
+/// ended (its scope marked deadlocked), or outside a check the process (after the report).
+/// Returns whether it was reported (not suppressed).
+pub fn deadlock_found(d: Deadlock, scope: Option<&Arc<CheckScope>>, ends: bool) -> bool {
+    if crate::config::options::get().suppressions.suppresses_deadlock(&d) {
+        return false;
+    }
+    match scope.filter(|s| !s.is_closed()) {
+        Some(s) => s.push_deadlock(d, ends),
+        None => {
+            output::emit_deadlock(&d);
+            if ends {
+                crate::process::exit::end_hung_process();
+            }
+        }
+    }
+    true
+}
+
+/// A check whose threads are all blocked where none can be unwound, after its deadlock was
+/// reported: it can never return, so its report goes to standard error and the process ends.
+pub fn end_hung_check(scope: Option<&Arc<CheckScope>>) {
+    if let Some(s) = scope {
+        let report = s.take();
+        for race in report.races() {
+            output::emit(race);
+        }
+        for d in report.deadlocks() {
+            output::emit_deadlock(d);
+        }
+    }
+    crate::process::exit::end_hung_process();
+}
+
+/// Called by the shadow memory for each race it finds, with none of its locks held and the
+/// thread state no longer borrowed; `scope` is the racing thread's.
+pub fn race_found(
+    scope: Option<&Arc<CheckScope>>,
+    kind: RaceKind,
+    prev: &Record,
+    cur: &Record,
+    type_name: &'static str,
+    address: usize,
+) {
+    // Marked benign by `annotate::benign`: found, never reported.
+    if crate::reporting::benign::covers(address) {
+        return;
+    }
+    // Before the dedup below: a suppressed race must not hide an unsuppressed one at the same
+    // two sites (suppressions match stacks, dedup only sites).
+    if crate::config::options::get().suppressions.suppresses(prev, cur) {
+        return;
+    }
+    let pair = site_pair(prev.info.site(), cur.info.site());
+    let scope = scope.filter(|s| !s.is_closed());
+    let fresh = match scope {
+        Some(s) => s.first_report_of(pair),
+        None => REPORTED_OUTSIDE.lock().insert(pair),
+    };
+    if !fresh {
+        return;
+    }
+    let (prev_kind, cur_kind) = match kind {
+        RaceKind::Flow => (AccessKind::Write, AccessKind::Read),
+        RaceKind::Anti => (AccessKind::Read, AccessKind::Write),
+        RaceKind::Output => (AccessKind::Write, AccessKind::Write),
+    };
+    let race = Race { kind, previous: access(prev_kind, prev), current: access(cur_kind, cur), type_name, address };
+    match scope {
+        Some(s) => s.push_race(race),
+        None => output::emit(&race),
+    }
+}
+
+fn access(kind: AccessKind, r: &Record) -> Access {
+    let thread = r.info.thread.info();
+    Access {
+        kind,
+        location: r.info.site(),
+        thread_name: thread.name.clone(),
+        thread_id: thread.serial,
+        frames: stack::resolve(r.info.stack),
+        after_sync: r.info.after_sync().map(|e| e.describe()),
+        spawned_at: thread.spawned_at.map(stack::resolve),
+        foreign_thread: thread.foreign,
+    }
+}

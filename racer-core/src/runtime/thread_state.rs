@@ -1,0 +1,236 @@
+//! Per-thread detector state, kept in thread-local storage: the thread's slot (from
+//! `thread_slots`), its vector clock, who it is (for reports) and which `racer::check` it
+//! reports to.
+
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::base::lock::Mutex;
+
+use crate::model::clock::{Epoch, Segment, Slot, VectorClock};
+use crate::runtime::check_scope::CheckScope;
+use crate::runtime::thread_slots::{release_slot, take_slot};
+use crate::provenance::stack::StackId;
+use crate::provenance::sync_event::{SyncEvent, SyncEventId};
+use crate::provenance::thread_ref::{ThreadInfo, ThreadRef};
+
+/// Whether the calling thread is the process's main thread.
+fn is_main_thread() -> bool {
+    (crate::base::platform::get().is_main_thread)()
+}
+
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
+
+/// The detector's view of one thread.
+///
+/// Invariant: `clock.get(slot)` is the thread's current epoch, and `SEEN_KEY` (the fast-path
+/// copy) always equals `seen::key(Segment::new(slot, clock.get(slot)))`.
+pub struct ThreadState {
+    pub slot: Slot,
+    pub clock: VectorClock,
+    /// Who the thread is; access records keep copies of this handle.
+    pub thread_ref: ThreadRef,
+    /// The `racer::check` this thread reports to, if any.
+    pub scope: Option<Arc<CheckScope>>,
+    last_sync: Option<SyncEvent>,
+    last_sync_id: Option<SyncEventId>,
+    exit_epoch: Option<Epoch>,
+    /// Where to post the thread's exit when this state is dropped.
+    exit_post: Option<(Arc<dyn ExitPost>, SyncEvent)>,
+}
+
+/// Where a thread's exit is posted when its state is dropped: a `SyncClock`, named through this
+/// trait because `sync_clock` builds on this file.
+pub trait ExitPost: Send + Sync {
+    /// A post of `t` (its exit), as `SyncClock::post_from`. Returns the epoch posted.
+    fn post_exit(&self, t: &mut ThreadState, event: SyncEvent) -> Epoch;
+}
+
+/// What a spawning thread hands to the thread it spawns.
+pub struct ChildSeed {
+    slot: Slot,
+    clock: VectorClock,
+    info: Arc<ThreadInfo>,
+    scope: Option<Arc<CheckScope>>,
+    spawn_event: SyncEvent,
+}
+
+thread_local! {
+    static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
+    /// The current segment's key in the cells' caches of seen accesses (`seen`), or `NO_KEY`
+    /// before the thread is registered or when the segment has no key.
+    static SEEN_KEY: Cell<u64> = const { Cell::new(crate::runtime::seen_key::NO_KEY) };
+}
+
+/// The calling thread's current segment as a `seen::key`, or `seen::NO_KEY`. One thread-local read.
+#[inline]
+pub fn current_seen_key() -> u64 {
+    SEEN_KEY.try_with(Cell::get).unwrap_or(crate::runtime::seen_key::NO_KEY)
+}
+
+/// Runs `f` on the calling thread's state, registering the thread on first use. Returns `None`
+/// during thread-local destruction, when the state is gone and the access goes unchecked.
+pub fn with_current<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
+    STATE
+        .try_with(|cell| {
+            let mut state = cell.try_borrow_mut().ok()?;
+            if state.is_none() {
+                *state = Some(ThreadState::foreign()?);
+            }
+            state.as_mut().map(f)
+        })
+        .ok()
+        .flatten()
+}
+
+impl ThreadState {
+    /// A thread racer did not spawn: ordered after the end of every such thread that ended
+    /// before it (see `ENDED_UNSPAWNED`), and after nothing else. `None` when no slot is left.
+    fn foreign() -> Option<ThreadState> {
+        let mut clock = ENDED_UNSPAWNED.lock().clone();
+        let (slot, epoch) = take_slot(Some(&clock))?;
+        clock.set(slot, epoch);
+        let info = Arc::new(ThreadInfo {
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            name: std::thread::current().name().map(str::to_owned),
+            spawned_at: None,
+            foreign: !is_main_thread(),
+        });
+        let state = ThreadState {
+            slot,
+            clock,
+            thread_ref: ThreadRef::new(info),
+            scope: None,
+            last_sync: None,
+            last_sync_id: None,
+            exit_epoch: None,
+            exit_post: None,
+        };
+        state.publish_segment();
+        crate::runtime::check_scope::join_group(&None);
+        Some(state)
+    }
+
+    #[inline]
+    pub fn segment(&self) -> Segment {
+        Segment::new(self.slot, self.clock.get(self.slot))
+    }
+
+    fn publish_segment(&self) {
+        let key = crate::runtime::seen_key::key(self.segment());
+        let _ = SEEN_KEY.try_with(|s| s.set(key));
+    }
+
+    /// Ends the current segment: called after the thread's clock was published to a sync
+    /// object (a post).
+    pub fn tick(&mut self) {
+        self.clock.tick(self.slot);
+        self.publish_segment();
+    }
+
+    #[inline]
+    pub fn note_sync(&mut self, event: SyncEvent) {
+        // A loop synchronises at the same site again and again: its interned id stays valid.
+        if !self.last_sync.is_some_and(|last| last.same_as(&event)) {
+            self.last_sync = Some(event);
+            self.last_sync_id = None;
+        }
+    }
+
+    /// The interned last synchronisation event, for an access record.
+    pub fn last_sync_id(&mut self) -> Option<SyncEventId> {
+        if self.last_sync_id.is_none() {
+            self.last_sync_id = self.last_sync.map(SyncEvent::intern);
+        }
+        self.last_sync_id
+    }
+
+    /// The parent side of a spawn: takes a slot for the child, gives it a copy of this clock
+    /// (the post), and starts a new segment here. `None` when no slot is left: the child then
+    /// runs unchecked.
+    pub fn fork(&mut self, name: Option<String>, spawned_at: StackId, site: &'static Location<'static>) -> Option<ChildSeed> {
+        let (slot, epoch) = take_slot(Some(&self.clock))?;
+        let mut clock = self.clock.clone();
+        clock.set(slot, epoch);
+        let info = Arc::new(ThreadInfo {
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            name,
+            spawned_at: Some(spawned_at),
+            foreign: false,
+        });
+        self.note_sync(SyncEvent { op: "spawning", object: "a thread", created: None, at: site });
+        self.tick();
+        let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
+        // The child counts in its check's group from now, so a join of it that blocks before it
+        // runs is not taken for the last thread blocking.
+        crate::runtime::check_scope::join_group(&self.scope);
+        Some(ChildSeed { slot, clock, info, scope: self.scope.clone(), spawn_event })
+    }
+
+    /// Marks the thread's exit post, after which its slot may be reused by a spawner that has
+    /// seen it.
+    pub fn exited(&mut self, posted: Epoch) {
+        self.exit_epoch = Some(posted);
+    }
+
+    /// Posts the thread's exit into `clock` when this state is dropped: the thread's last
+    /// thread-local destructor of racer's, which runs after those the thread's code registered
+    /// (they were registered later, and run first), so `join` orders them too.
+    pub fn post_exit_at_drop(&mut self, clock: Arc<dyn ExitPost>, event: SyncEvent) {
+        self.exit_post = Some((clock, event));
+    }
+}
+
+impl ChildSeed {
+    /// Who the new thread is.
+    pub fn info(&self) -> Arc<ThreadInfo> {
+        self.info.clone()
+    }
+
+    /// The child side of a spawn: installs the state on the calling (new) thread.
+    pub fn install(self) {
+        let state = ThreadState {
+            slot: self.slot,
+            clock: self.clock,
+            thread_ref: ThreadRef::new(self.info),
+            scope: self.scope,
+            last_sync: Some(self.spawn_event),
+            last_sync_id: None,
+            exit_epoch: None,
+            exit_post: None,
+        };
+        state.publish_segment();
+        STATE.with(|cell| *cell.borrow_mut() = Some(state));
+    }
+}
+
+/// The join of the clocks of the threads racer did not spawn, each taken as it ended.
+///
+/// A thread racer did not spawn starts from this clock: it is taken to start after the end of
+/// every such thread that ended before it. Test harnesses and thread pools start their threads
+/// from a thread that heard of the previous ones' end through synchronisation racer cannot see
+/// (libtest: a channel, then a spawn), so this edge is mostly real. It is what lets those
+/// threads' slots, and the slots of the threads they joined, be reused by later ones: without
+/// it every test of a suite would take new slots, and clocks would widen test by test. It
+/// hides only races between such a thread and what happened before the end of one that ended
+/// before it started; threads that run at once are still checked against each other.
+static ENDED_UNSPAWNED: Mutex<VectorClock> = Mutex::new(VectorClock::new());
+
+impl Drop for ThreadState {
+    fn drop(&mut self) {
+        if let Some((clock, event)) = self.exit_post.take() {
+            let posted = clock.post_exit(self, event);
+            self.exited(posted);
+        }
+        let _ = SEEN_KEY.try_with(|s| s.set(crate::runtime::seen_key::NO_KEY));
+        if self.exit_epoch.is_none() && self.thread_ref.info().foreign {
+            // A thread racer did not spawn ends: its exit is posted to the next such thread.
+            self.exit_epoch = Some(self.clock.get(self.slot));
+            ENDED_UNSPAWNED.lock().join(&self.clock);
+        }
+        crate::runtime::check_scope::leave_group(&self.scope);
+        release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
+    }
+}

@@ -1,0 +1,209 @@
+//! Shadow memory: the detector's state for every `Shared` cell, and the access path that runs
+//! the per-cell policy on it.
+//!
+//! Each cell carries its seen-access cache and a pointer to its own state in a slot of
+//! `state_slots` (no global table to look it up in); the state is guarded by a lock bit in the
+//! word that points to it. A new cell starts with no state, and a moved cell (moves need no
+//! lock: nothing borrows the cell) takes its state along.
+
+use std::panic::Location;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::model::algorithm::Recorded;
+use crate::provenance::access::{AccessInfo, Record};
+use crate::report::{AccessKind, RaceKind};
+use crate::shadow::seen::{self, SeenAccesses};
+use crate::provenance::stack;
+use crate::shadow::state_slots::{self, StateBits};
+use crate::runtime::check_scope::CheckScope;
+use crate::runtime::stats;
+use crate::runtime::thread_state::{current_seen_key, with_current};
+
+thread_local! {
+    /// Accesses of this thread that missed the cells' caches of seen accesses.
+    static SLOW_ACCESSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many of the calling thread's `Shared` accesses so far missed their cell's cache of seen
+/// accesses and went through the cell's state: what tests of the fast path count.
+pub fn slow_accesses_on_this_thread() -> u64 {
+    SLOW_ACCESSES.try_with(std::cell::Cell::get).unwrap_or(0)
+}
+
+/// The lock bit of a cell's `state` word: its top bit, which no state's address has (user
+/// space ends far below 2^63, and a 32-bit address fills only the low half of the word), so the
+/// low bits stay free for the state's tag (see `state_slots`).
+const LOCKED: u64 = 1 << 63;
+
+/// A cell's lock, held while an access goes through its state. Dropping it stores `bits` (the
+/// state, possibly new) with the lock bit clear.
+struct CellLock<'a> {
+    state: &'a AtomicU64,
+    bits: StateBits,
+}
+
+impl<'a> CellLock<'a> {
+    /// The lock is a bit of the word that points to the state, on the cell's cache line: two
+    /// threads checking different cells never meet, and the lock costs no line of its own.
+    #[inline]
+    fn take(state: &'a AtomicU64) -> CellLock<'a> {
+        let bits = crate::base::lock::lock_bit(state, LOCKED) as StateBits;
+        CellLock { state, bits }
+    }
+}
+
+impl Drop for CellLock<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.state.store(self.bits as u64, Ordering::Release);
+    }
+}
+
+/// Bytes of shadow memory of each cell: its part of the cell and its state's slot; what the
+/// state allocates on the heap comes on top.
+const ENTRY_BYTES: usize = std::mem::size_of::<CellMeta>() + state_slots::SLOT_BYTES;
+
+/// The detector's part of a `Shared` cell: 40 bytes, plus its state's 40-byte slot in
+/// `state_slots` once the cell is first checked. That is all of its shadow memory while it has
+/// at most one read since its last write (more parallel reads spill to the heap).
+///
+/// Invariant: `state` is 0 until the cell's first checked access, then owns the cell's state
+/// (see `StateBits`) until the cell's last write frees it; its `LOCKED` bit is the cell's lock.
+/// It is set, and the state reached, only under that lock (or through `&mut self`); `seen` is
+/// updated under that lock, after the access went through the state.
+#[derive(Debug)]
+pub struct CellMeta {
+    seen: SeenAccesses,
+    state: AtomicU64,
+}
+
+impl CellMeta {
+    pub const fn new() -> CellMeta {
+        CellMeta { seen: SeenAccesses::new(), state: AtomicU64::new(0) }
+    }
+
+    /// Checks an access of the cell by the calling thread.
+    #[inline]
+    pub fn access(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
+        if !self.seen.contains(kind, current_seen_key()) {
+            self.access_slow(kind, site, type_name, address);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn access_slow(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
+        // Inside `annotate::ignore_accesses`: neither checked nor remembered (nor cached).
+        if crate::runtime::ignore::ignoring() {
+            return;
+        }
+        let _ = SLOW_ACCESSES.try_with(|n| n.set(n.get() + 1));
+        let races = with_current(|t| {
+            // Never dropped: its handle is uncounted (the state keeps counted clones of it).
+            let cur = std::mem::ManuallyDrop::new(Recorded {
+                segment: t.segment(),
+                info: AccessInfo {
+                    stack: stack::capture_access(site, t.last_sync_id()),
+                    // SAFETY: inside a `ManuallyDrop` that lives only in this closure, while
+                    // `t.thread_ref` lives on.
+                    thread: unsafe { t.thread_ref.uncounted() },
+                },
+            });
+            let cur = &*cur;
+            let mut found: Vec<(RaceKind, Record)> = Vec::new();
+            let (before, after) = {
+                let mut lock = CellLock::take(&self.state);
+                let is_new = lock.bits == 0;
+                if is_new {
+                    lock.bits = state_slots::new_state(crate::model::algorithm::selected());
+                }
+                let bits = lock.bits;
+                let algorithm = state_slots::algorithm(bits);
+                // SAFETY: `bits` is the cell's live state, and we hold the cell's lock.
+                let cell = unsafe { state_slots::state_mut(bits) };
+                let before = (!is_new).then(|| stats::Footprint::of(cell, algorithm));
+                let mut race = |k: RaceKind, prev: &Record| found.push((k, prev.clone()));
+                match kind {
+                    AccessKind::Read => cell.read(&cur, &t.clock, &mut race),
+                    AccessKind::Write => cell.write(&cur, &t.clock, &mut race),
+                }
+                self.seen.remember(kind, seen::key(cur.segment), algorithm);
+                (before, stats::Footprint::of(cell, algorithm))
+            };
+            stats::cell_changed(before, after, ENTRY_BYTES);
+            if found.is_empty() {
+                return None;
+            }
+            // A counted copy of the access, to report it once the thread state is released.
+            Some(Races { found, cur: cur.clone(), scope: t.scope.clone() })
+        });
+        if let Some(Some(races)) = races {
+            races.deliver(type_name, address);
+        }
+    }
+
+    /// The cell's last access (its drop, or `into_inner`): a write checked against the cell's
+    /// state, which is then freed. Nothing keeps this access, so its stack is captured only
+    /// when it races.
+    pub fn last_write(&mut self, site: &'static Location<'static>, type_name: &'static str, address: usize) {
+        let bits = std::mem::take(self.state.get_mut()) as StateBits;
+        if bits == 0 {
+            return;
+        }
+        // SAFETY: the cell's live state, reached through `&mut self`, and never again.
+        let cell = unsafe { state_slots::take_state(bits) };
+        stats::cell_forgotten(&cell, ENTRY_BYTES);
+        let key = current_seen_key();
+        if self.seen.contains(AccessKind::Write, key) || crate::runtime::ignore::ignoring() {
+            return; // this segment wrote it last, or ignores its accesses: nothing to find
+        }
+        let races = with_current(|t| {
+            let mut found: Vec<(RaceKind, Record)> = Vec::new();
+            cell.policy().check_write(&t.clock, &mut |k, prev| found.push((k, prev.clone())));
+            if found.is_empty() {
+                return None;
+            }
+            let info = AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() };
+            Some(Races { found, cur: Recorded { segment: t.segment(), info }, scope: t.scope.clone() })
+        });
+        if let Some(Some(races)) = races {
+            races.deliver(type_name, address);
+        }
+    }
+}
+
+/// The races one access found, collected while the thread state is borrowed and delivered
+/// after it was released: reporting may then use the thread state itself.
+struct Races {
+    found: Vec<(RaceKind, Record)>,
+    cur: Record,
+    scope: Option<Arc<CheckScope>>,
+}
+
+impl Races {
+    #[cold]
+    fn deliver(self, type_name: &'static str, address: usize) {
+        for (race_kind, prev) in &self.found {
+            crate::reporting::deliver::race_found(self.scope.as_ref(), *race_kind, prev, &self.cur, type_name, address);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::algorithm::Alg4;
+
+    /// A single-reader cell's shadow state is 80 bytes: 40 in the cell (four 64-bit keys and
+    /// the state's address), a 40-byte slot of 16-byte records. Offering Algorithms 3 and 5
+    /// must not make the default's slot bigger.
+    #[test]
+    fn a_single_reader_cell_has_80_bytes_of_shadow_state() {
+        assert_eq!(std::mem::size_of::<Record>(), 16);
+        assert_eq!(std::mem::size_of::<CellMeta>(), 40);
+        assert_eq!(state_slots::SLOT_BYTES, std::mem::size_of::<Alg4<AccessInfo>>());
+        assert_eq!(std::mem::size_of::<CellMeta>() + state_slots::SLOT_BYTES, 80);
+        assert_eq!(std::mem::size_of::<crate::Shared<u64>>(), 48);
+    }
+}
