@@ -37,7 +37,7 @@ static SHADOW: LazyLock<Vec<Shard>> =
     LazyLock::new(|| (0..SHARDS).map(|_| Shard(Mutex::new(HashMap::with_hasher(FastBuild)))).collect());
 
 fn shard_of(granule: usize) -> &'static Mutex<HashMap<usize, AnyPolicy<AccessInfo>, FastBuild>> {
-    // Fibonacci hashing, as the cells' shard locks: neighbouring granules (the elements two
+    // Fibonacci hashing: neighbouring granules (the elements two
     // threads fill side by side) land on different shards.
     let hash = (granule as u64 / GRANULE as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     &SHADOW[(hash >> 58) as usize % SHARDS].0
