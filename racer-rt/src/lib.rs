@@ -14,7 +14,7 @@ mod report;
 #[cfg(not(feature = "race-detect"))]
 pub use report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 #[cfg(not(feature = "race-detect"))]
-#[path = "../../racer-core/src/annotate/address.rs"]
+#[path = "../../racer-core/src/api/annotate/address.rs"]
 mod address;
 #[cfg(not(feature = "race-detect"))]
 pub use disabled::{annotate, check, lock_api, parking_lot, sync, thread, Shared, ENABLED};
