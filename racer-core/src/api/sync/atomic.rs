@@ -26,7 +26,6 @@
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe};
 
-use crate::model::clock::VectorClock;
 use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::{with_current, ThreadState};
 
@@ -34,7 +33,7 @@ pub use std::sync::atomic::{compiler_fence, Ordering};
 
 pub use super::fence::fence;
 use super::atomic_clock::{AtomicClock, WORDS};
-use super::fence::{has_fence_release, note_relaxed_read, with_fence_release};
+use super::fence::{has_fence_release, note_relaxed_read, note_relaxed_read_epochs, with_fence_release};
 use super::ordering::{acquires, releases};
 
 /// What one atomic operation turned out to be, with the ordering that applies to it.
@@ -138,9 +137,7 @@ impl AtomicSync {
                 t.clock.join_epochs(words);
                 t.note_sync(SyncEvent { op: "loading", object, created, at });
             } else {
-                let mut clock = VectorClock::new();
-                clock.join_epochs(words);
-                note_relaxed_read(&clock);
+                note_relaxed_read_epochs(words);
             }
             Stamp::remember(stamp, acquires(order));
         });

@@ -35,9 +35,15 @@ thread_local! {
 /// A Relaxed load (or the read of a Relaxed RMW) read a value whose release clock is `clock`:
 /// a later `fence(Acquire)` of this thread waits on it.
 pub(crate) fn note_relaxed_read(clock: &VectorClock) {
+    note_relaxed_read_epochs(clock.epochs());
+}
+
+/// As `note_relaxed_read`, for a clock given by its components (slot 0 first): what a
+/// lock-free load copied out of an atomic.
+pub(crate) fn note_relaxed_read_epochs(epochs: &[u64]) {
     let _ = FENCES.try_with(|f| {
         if let Ok(mut f) = f.try_borrow_mut() {
-            f.read_relaxed.join(clock);
+            f.read_relaxed.join_epochs(epochs);
         }
     });
 }
