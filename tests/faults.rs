@@ -6,8 +6,10 @@
 #![cfg(feature = "race-detect")]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod child_support;
+
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use racer::sync::{Arc, Mutex};
 use racer::{thread, RaceKind, Shared};
@@ -229,36 +231,9 @@ fn a_lock_taken_during_unwinding_orders_and_poisons_as_std() {
 
 /// Runs the fixture with `RACER_OPTIONS=options`; a run that takes more than 60 s is a hang.
 fn run_fixture(scenario: &str, options: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_racer-fixture"))
-        .arg(scenario)
-        .env("RACER_OPTIONS", options)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the fixture starts");
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut out, &mut v).map(|_| v)
-    });
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut err, &mut v).map(|_| v)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(60) {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("racer-fixture {scenario} with RACER_OPTIONS={options:?} hung (killed after 60 s)");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Output { status, stdout: out.join().unwrap().unwrap(), stderr: err.join().unwrap().unwrap() }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_racer-fixture"));
+    cmd.arg(scenario).env("RACER_OPTIONS", options);
+    child_support::output_within(cmd, Duration::from_secs(60), &format!("racer-fixture {scenario} with RACER_OPTIONS={options:?}"))
 }
 
 /// `process::exit(5)` from a thread while three others lock, spawn, join and create cells:

@@ -8,9 +8,11 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod child_support;
+
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use proptest::prelude::*;
 
@@ -33,37 +35,10 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs the fixture with `RACER_OPTIONS` set to `options` (bytes: it may be any but NUL). A
 /// run longer than 60 s is a hang: the child is killed and the test fails.
 fn run(scenario: &str, options: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_racer-fixture"))
-        .arg(scenario)
-        .env("RACER_OPTIONS", OsStr::from_bytes(options))
-        .current_dir(scratch_dir())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the fixture starts");
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut out, &mut v).map(|_| v)
-    });
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut err, &mut v).map(|_| v)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(60) {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("racer-fixture {scenario} hung with RACER_OPTIONS={:?} (killed after 60 s)", String::from_utf8_lossy(options));
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    Output { status, stdout: out.join().unwrap().unwrap(), stderr: err.join().unwrap().unwrap() }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_racer-fixture"));
+    cmd.arg(scenario).env("RACER_OPTIONS", OsStr::from_bytes(options)).current_dir(scratch_dir());
+    let what = format!("racer-fixture {scenario} with RACER_OPTIONS={:?}", String::from_utf8_lossy(options));
+    child_support::output_within(cmd, Duration::from_secs(60), &what)
 }
 
 fn text(bytes: &[u8]) -> String {

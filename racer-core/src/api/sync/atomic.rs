@@ -183,12 +183,6 @@ impl AtomicSync {
         }
     }
 
-    /// A store or RMW: runs under the lock, see `locked`.
-    #[inline]
-    fn run<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
-        self.locked(object, at, op, effect)
-    }
-
     /// Runs the real atomic operation `op` under the lock, then updates the clocks for what it
     /// turned out to be (`effect` of its result), and the version with them. During
     /// thread-local teardown the operation runs unchecked.
@@ -384,7 +378,7 @@ macro_rules! common_methods {
 
         #[track_caller]
         pub fn store(&self, val: $v, order: Ordering) {
-            self.sync.run($name, Location::caller(), || self.inner.store(val, order), |_| Effect::Store(order))
+            self.sync.locked($name, Location::caller(), || self.inner.store(val, order), |_| Effect::Store(order))
         }
 
         #[track_caller]
@@ -395,20 +389,20 @@ macro_rules! common_methods {
 
         #[track_caller]
         pub fn compare_exchange(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
-            if let Some(seen) = self.fails_at(current, failure) {
-                return Err(seen);
-            }
-            self.sync.rmw(
-                $name,
-                Location::caller(),
-                success == Ordering::Relaxed && failure == Ordering::Relaxed,
-                || self.inner.compare_exchange(current, new, success, failure),
-                |r| if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) },
-            )
+            self.exchange(current, success, failure, || self.inner.compare_exchange(current, new, success, failure))
         }
 
         #[track_caller]
         pub fn compare_exchange_weak(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
+            self.exchange(current, success, failure, || self.inner.compare_exchange_weak(current, new, success, failure))
+        }
+
+        /// A compare-exchange expecting `current`, whose real instruction is `op`: first the
+        /// lock-free check of `fails_at`, then `op` as an RMW that acquires or releases as it
+        /// succeeded or failed.
+        #[inline]
+        #[track_caller]
+        fn exchange(&self, current: $v, success: Ordering, failure: Ordering, op: impl FnOnce() -> Result<$v, $v>) -> Result<$v, $v> {
             if let Some(seen) = self.fails_at(current, failure) {
                 return Err(seen);
             }
@@ -416,7 +410,7 @@ macro_rules! common_methods {
                 $name,
                 Location::caller(),
                 success == Ordering::Relaxed && failure == Ordering::Relaxed,
-                || self.inner.compare_exchange_weak(current, new, success, failure),
+                op,
                 |r| if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) },
             )
         }

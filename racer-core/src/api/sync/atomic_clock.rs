@@ -11,7 +11,7 @@
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use crate::model::clock::{Epoch, VectorClock};
+use crate::model::clock::{Epoch, Slot, VectorClock};
 
 /// How many components a load can read without the lock: what is left of one cache line after
 /// the atomic's value and version (see `AtomicSync`).
@@ -57,11 +57,11 @@ impl AtomicClock {
     /// The caller holds the owner's lock.
     pub(crate) unsafe fn join_into(&self, dst: &mut VectorClock) {
         dst.join_epochs(&self.snapshot());
-        let rest = &*self.rest.get();
-        if !rest.is_empty() {
-            let mut wide = vec![0; WORDS];
-            wide.extend_from_slice(rest);
-            dst.join_epochs(&wide);
+        for (i, &epoch) in (*self.rest.get()).iter().enumerate() {
+            let slot = (WORDS + i) as Slot;
+            if epoch > dst.get(slot) {
+                dst.set(slot, epoch);
+            }
         }
     }
 
