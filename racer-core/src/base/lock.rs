@@ -59,27 +59,31 @@ impl Condvar {
 
 /// Takes a lock that is one bit of an atomic word whose other bits are data: sets `bit` in
 /// `word` once it is clear and returns the word as it was (with `bit` clear). The holder
-/// releases it by storing the word without `bit` (Release).
+/// releases it by storing the word without `bit` (Release); only the holder changes the other
+/// bits.
 ///
 /// For the detector's shortest critical sections (one atomic's clock, one cell's state), where
 /// the word is on a cache line the operation touches anyway, so the lock costs no line of its
-/// own. A waiter spins briefly, then yields until the holder (likely preempted) is done.
+/// own. The bit is taken with one bit-test-and-set (`lock bts`), which fetches the line for
+/// writing at once, where a load and a compare-exchange could fetch it twice. A waiter reads
+/// the word until the bit is clear: briefly spinning, then yielding, since a holder that takes
+/// this long was most likely preempted and only giving up the core lets it finish.
 #[inline]
 pub fn lock_bit(word: &std::sync::atomic::AtomicU64, bit: u64) -> u64 {
     use std::sync::atomic::Ordering::{Acquire, Relaxed};
     let mut round = 0u32;
     loop {
-        let value = word.load(Relaxed);
-        if value & bit == 0 && word.compare_exchange_weak(value, value | bit, Acquire, Relaxed).is_ok() {
-            return value;
+        if word.fetch_or(bit, Acquire) & bit == 0 {
+            // Ours now: no one else changes the word until we store it.
+            return word.load(Relaxed) & !bit;
         }
-        // A few growing pauses cover a holder that is running; after them it was most likely
-        // preempted, and only giving up the core lets it finish.
-        if round < 6 {
-            (0..1u32 << round).for_each(|_| std::hint::spin_loop());
-            round += 1;
-        } else {
-            std::thread::yield_now();
+        while word.load(Relaxed) & bit != 0 {
+            if round < 6 {
+                (0..1u32 << round).for_each(|_| std::hint::spin_loop());
+                round += 1;
+            } else {
+                std::thread::yield_now();
+            }
         }
     }
 }

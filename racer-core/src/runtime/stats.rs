@@ -196,7 +196,8 @@ pub struct Footprint {
 }
 
 impl Footprint {
-    pub fn of(state: &dyn CellPolicy<AccessInfo>, algorithm: u8) -> Footprint {
+    #[inline]
+    pub fn of<P: CellPolicy<AccessInfo> + ?Sized>(state: &P, algorithm: u8) -> Footprint {
         let (segments, heap_bytes) = state.footprint();
         Footprint { algorithm: algorithm_index(algorithm), segments, heap_bytes }
     }

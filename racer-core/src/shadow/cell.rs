@@ -10,7 +10,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::model::algorithm::Recorded;
+use crate::model::algorithm::{match_algorithm, CellPolicy, Recorded};
 use crate::provenance::access::{AccessInfo, Record};
 use crate::report::{AccessKind, RaceKind};
 use crate::shadow::seen::{self, SeenAccesses};
@@ -119,17 +119,20 @@ impl CellMeta {
                     lock.bits = state_slots::new_state(crate::model::algorithm::selected());
                 }
                 let bits = lock.bits;
-                let algorithm = state_slots::algorithm(bits);
-                // SAFETY: `bits` is the cell's live state, and we hold the cell's lock.
-                let cell = unsafe { state_slots::state_mut(bits) };
-                let before = (!is_new).then(|| stats::Footprint::of(cell, algorithm));
-                let mut race = |k: RaceKind, prev: &Record| found.push((k, prev.clone()));
-                match kind {
-                    AccessKind::Read => cell.read(&cur, &t.clock, &mut race),
-                    AccessKind::Write => cell.write(&cur, &t.clock, &mut race),
-                }
-                self.seen.remember(kind, seen::key(cur.segment), algorithm);
-                (before, stats::Footprint::of(cell, algorithm))
+                // One copy of the check per policy, each with its policy's calls inlined.
+                match_algorithm!(state_slots::algorithm(bits), |number, Policy, _Variant| {
+                    // SAFETY: `bits` is the cell's live state, of the policy matched on its
+                    // tag, and we hold the cell's lock.
+                    let cell = unsafe { state_slots::state_mut::<Policy<AccessInfo>>(bits) };
+                    let before = (!is_new).then(|| stats::Footprint::of(cell, number));
+                    let mut race = |k: RaceKind, prev: &Record| found.push((k, prev.clone()));
+                    match kind {
+                        AccessKind::Read => cell.read(cur, &t.clock, &mut race),
+                        AccessKind::Write => cell.write(cur, &t.clock, &mut race),
+                    }
+                    self.seen.remember(kind, seen::key(cur.segment), number);
+                    (before, stats::Footprint::of(cell, number))
+                })
             };
             stats::cell_changed(before, after, ENTRY_BYTES);
             if found.is_empty() {

@@ -15,7 +15,7 @@ use std::ptr::NonNull;
 
 use crate::base::lock::Mutex;
 
-use crate::model::algorithm::{match_algorithm, Alg3, Alg4, Alg5, AnyPolicy, CellPolicy};
+use crate::model::algorithm::{match_algorithm, Alg3, Alg4, Alg5, AnyPolicy};
 use crate::provenance::access::AccessInfo;
 
 /// Storage for one state, whichever algorithm runs it; a free slot links to the next one.
@@ -166,14 +166,15 @@ pub fn new_state(algorithm: u8) -> StateBits {
     slot as usize | tag as usize
 }
 
-/// The state `bits` names.
+/// The state `bits` names, as its policy type `P`.
 ///
 /// # Safety
-/// `bits` is a live state (see [`StateBits`]) and the caller has exclusive access to it (the
-/// cell's lock, or `&mut` to the cell) for `'a`.
-pub unsafe fn state_mut<'a>(bits: StateBits) -> &'a mut dyn CellPolicy<AccessInfo> {
-    let slot = slot(bits);
-    match_algorithm!(algorithm(bits), |_number, Policy, _Variant| &mut *slot.cast::<Policy<AccessInfo>>())
+/// `bits` is a live state (see [`StateBits`]) of the algorithm whose policy type is `P` (as
+/// [`match_algorithm!`] gives it for `algorithm(bits)`), and the caller has exclusive access
+/// to it (the cell's lock, or `&mut` to the cell) for `'a`.
+#[inline]
+pub unsafe fn state_mut<'a, P>(bits: StateBits) -> &'a mut P {
+    &mut *slot(bits).cast::<P>()
 }
 
 /// Moves the state `bits` names out of its slot and frees the slot.
@@ -190,6 +191,7 @@ pub unsafe fn take_state(bits: StateBits) -> AnyPolicy<AccessInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::algorithm::CellPolicy;
 
     #[test]
     fn a_slot_is_40_bytes_and_leaves_two_tag_bits() {
@@ -202,8 +204,9 @@ mod tests {
         let bits: Vec<StateBits> = [3, 4, 5].into_iter().map(new_state).collect();
         for (&b, algo) in bits.iter().zip([3, 4, 5]) {
             assert_eq!(algorithm(b), algo);
-            // SAFETY: `b` is live and only this test sees it.
-            assert_eq!(unsafe { state_mut(b) }.segments(), 0);
+            // SAFETY: `b` is live, of the policy matched on its tag, and only this test sees it.
+            let segments = match_algorithm!(algorithm(b), |_number, Policy, _Variant| unsafe { state_mut::<Policy<AccessInfo>>(b) }.segments());
+            assert_eq!(segments, 0);
         }
         let mut freed: Vec<usize> = bits.iter().map(|b| b & !TAG_MASK).collect();
         for b in bits {

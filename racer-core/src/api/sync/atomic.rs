@@ -71,6 +71,9 @@ const BUSY: u64 = 1;
 const RELEASED: u64 = 2;
 const WIDE: u64 = 4;
 const SHIFT: u32 = 3;
+/// Tries of a lock-free load against writes in progress (with growing pauses) before it takes
+/// the lock.
+const LOCK_FREE_ROUNDS: u32 = 8;
 
 /// The lock on an atomic's clock, held while one operation and its clock update run. Dropping
 /// it stores `version` (the new stamp and bits, `BUSY` clear); on unwind (std panics on some
@@ -104,26 +107,34 @@ impl AtomicSync {
 
     /// A load: without the lock when the version is not locked and stays the same around it
     /// (a seqlock read). The thread joins the value's release clock (or notes it, if Relaxed)
-    /// unless it already has it (see `Stamp`); a clock too wide to read lock-free, or a write
-    /// in progress, sends the load under the lock.
+    /// unless it already has it (see `Stamp`). A write in progress is waited out by reading
+    /// the version, never by taking the lock, which would pull the line away from the writer;
+    /// only a clock too wide to read lock-free, or a writer that keeps the lock too long,
+    /// sends the load under the lock.
     #[inline]
     fn load<R>(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> R {
-        let before = self.version.load(std::sync::atomic::Ordering::Acquire);
-        if before & BUSY == 0 {
+        for round in 0..LOCK_FREE_ROUNDS {
+            let before = self.version.load(std::sync::atomic::Ordering::Acquire);
+            if before & BUSY != 0 {
+                (0..1u32 << round).for_each(|_| std::hint::spin_loop());
+                continue;
+            }
             let known = before & RELEASED == 0 || Stamp::known(before >> SHIFT, acquires(order));
-            if known || before & WIDE == 0 {
-                let value = op();
-                let words = (!known).then(|| self.clock.snapshot());
-                std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-                if self.version.load(std::sync::atomic::Ordering::Relaxed) == before {
-                    if let Some(words) = words {
-                        self.read_lock_free(&words, before >> SHIFT, order, object, at);
-                    }
-                    return value;
+            if !known && before & WIDE != 0 {
+                break;
+            }
+            // A load whose version changed is forgotten: it has no effect, and the next one
+            // stands for it.
+            let value = op();
+            let words = (!known).then(|| self.clock.snapshot());
+            std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+            if self.version.load(std::sync::atomic::Ordering::Relaxed) == before {
+                if let Some(words) = words {
+                    self.read_lock_free(&words, before >> SHIFT, order, object, at);
                 }
+                return value;
             }
         }
-        // A load has no effect: the one above is forgotten, and this one runs under the lock.
         self.locked(object, at, op, |_| Effect::Load(order))
     }
 
@@ -184,46 +195,51 @@ impl AtomicSync {
     }
 
     /// Runs the real atomic operation `op` under the lock, then updates the clocks for what it
-    /// turned out to be (`effect` of its result), and the version with them. During
-    /// thread-local teardown the operation runs unchecked.
+    /// turned out to be (`effect` of its result), and the version with them. What only the
+    /// calling thread sees (its sync event, the end of its segment after a release, its known
+    /// stamps) is done after the lock is let go, so that the lock, whose line a spinning
+    /// reader polls, is held as briefly as can be. During thread-local teardown the operation
+    /// runs unchecked.
     #[inline]
     fn locked<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
         let mut op = Some(op);
         let checked = with_current(|t| {
+            let fresh = Stamp::fresh();
             let mut locked = self.lock();
             let version = locked.version;
             let result = (op.take().expect("atomic operation runs once"))();
-            let created = Some(self.created);
-            let event = |op| move || SyncEvent { op, object, created, at };
             let effect = effect(&result);
-            // Whether this thread's clock now holds the release clock (it acquired it, or it
-            // stored its own), or only its Relaxed-read clock does.
-            let joined = match effect {
-                Effect::Load(order) | Effect::ReadModifyWrite(order) => acquires(order),
-                Effect::Store(_) => true,
+            let (acquire, release, name) = match effect {
+                Effect::Load(order) => (acquires(order), false, "loading"),
+                Effect::Store(order) => (false, releases(order), "storing to"),
+                Effect::ReadModifyWrite(order) => (acquires(order), releases(order), "updating"),
             };
             let mut released = version & RELEASED != 0;
-            // SAFETY: we hold the lock.
-            let changed = unsafe {
-                match effect {
-                    Effect::Load(order) => {
-                        self.read(t, order, released, event("loading"));
-                        false
-                    }
-                    Effect::Store(order) => self.write(t, order, false, &mut released, event("storing to")),
-                    Effect::ReadModifyWrite(order) => {
-                        self.read(t, order, released, event("updating"));
-                        self.write(t, order, true, &mut released, event("updating"))
-                    }
-                }
-            };
-            let stamp = if changed { Stamp::fresh() } else { version >> SHIFT };
-            if released {
-                Stamp::remember(stamp, joined);
+            // SAFETY (both blocks): we hold the lock.
+            if !matches!(effect, Effect::Store(_)) {
+                unsafe { self.read(t, acquire, released) };
             }
+            let changed = match effect {
+                Effect::Load(_) => false,
+                Effect::Store(_) => unsafe { self.write(t, release, false, &mut released) },
+                Effect::ReadModifyWrite(_) => unsafe { self.write(t, release, true, &mut released) },
+            };
+            let stamp = if changed { fresh } else { version >> SHIFT };
             // SAFETY: we hold the lock.
             let wide = if changed { unsafe { self.clock.is_wide() } } else { version & WIDE != 0 };
             locked.version = stamp << SHIFT | if released { RELEASED } else { 0 } | if wide { WIDE } else { 0 };
+            drop(locked);
+            if acquire || release {
+                t.note_sync(SyncEvent { op: name, object, created: Some(self.created), at });
+            }
+            if release {
+                t.tick();
+            }
+            if released {
+                // Whether this thread's clock now holds the release clock (it acquired it, or
+                // it stored its own), or only its Relaxed-read clock does.
+                Stamp::remember(stamp, acquire || matches!(effect, Effect::Store(_)));
+            }
             result
         });
         match checked {
@@ -232,36 +248,34 @@ impl AtomicSync {
         }
     }
 
-    /// The read half of an operation: an acquire waits on the value's release clock; a Relaxed
-    /// read leaves it for a later acquire fence.
+    /// The read half of an operation: an acquire (`acquire`) waits on the value's release
+    /// clock; a Relaxed read leaves it for a later acquire fence.
     ///
     /// # Safety
     /// The caller holds the lock.
-    unsafe fn read(&self, t: &mut ThreadState, order: Ordering, released: bool, event: impl FnOnce() -> SyncEvent) {
-        if acquires(order) {
-            if released {
-                self.clock.join_into(&mut t.clock);
-            }
-            t.note_sync(event());
-        } else if released {
+    unsafe fn read(&self, t: &mut ThreadState, acquire: bool, released: bool) {
+        if !released {
+            return;
+        }
+        if acquire {
+            self.clock.join_into(&mut t.clock);
+        } else {
             note_relaxed_read(&self.clock.to_vector());
         }
     }
 
-    /// The write half: a release publishes the thread's clock, replacing the old release
-    /// sequence (a store) or joining it (an RMW); a Relaxed write publishes the clock of the
-    /// thread's latest release fence, if any. Returns whether the release state (clock or
-    /// `released`) may have changed.
+    /// The write half: a release (`release`) publishes the thread's clock, replacing the old
+    /// release sequence (a store) or joining it (an RMW); a Relaxed write publishes the clock
+    /// of the thread's latest release fence, if any. Returns whether the release state (clock
+    /// or `released`) may have changed. The caller ends the thread's segment after a release.
     ///
     /// # Safety
     /// The caller holds the lock.
-    unsafe fn write(&self, t: &mut ThreadState, order: Ordering, rmw: bool, released: &mut bool, event: impl FnOnce() -> SyncEvent) -> bool {
+    unsafe fn write(&self, t: &ThreadState, release: bool, rmw: bool, released: &mut bool) -> bool {
         let continues = rmw && *released;
-        if releases(order) {
+        if release {
             self.clock.store(&t.clock, continues);
             *released = true;
-            t.note_sync(event());
-            t.tick();
             true
         } else {
             with_fence_release(|fenced| match fenced {
