@@ -66,8 +66,7 @@ impl Condvar {
 /// the word is on a cache line the operation touches anyway, so the lock costs no line of its
 /// own. The bit is taken with one bit-test-and-set (`lock bts`), which fetches the line for
 /// writing at once, where a load and a compare-exchange could fetch it twice. A waiter reads
-/// the word until the bit is clear: briefly spinning, then yielding, since a holder that takes
-/// this long was most likely preempted and only giving up the core lets it finish.
+/// the word until the bit is clear (see `wait_a_little`).
 #[inline]
 pub fn lock_bit(word: &std::sync::atomic::AtomicU64, bit: u64) -> u64 {
     use std::sync::atomic::Ordering::{Acquire, Relaxed};
@@ -78,12 +77,20 @@ pub fn lock_bit(word: &std::sync::atomic::AtomicU64, bit: u64) -> u64 {
             return word.load(Relaxed) & !bit;
         }
         while word.load(Relaxed) & bit != 0 {
-            if round < 6 {
-                (0..1u32 << round).for_each(|_| std::hint::spin_loop());
-                round += 1;
-            } else {
-                std::thread::yield_now();
-            }
+            wait_a_little(round);
+            round = round.saturating_add(1);
         }
+    }
+}
+
+/// One wait for a holder of one of the detector's shortest locks, the `round`th in a row:
+/// growing pauses cover a holder that is running; after six it was most likely preempted, and
+/// only giving up the core lets it finish.
+#[inline]
+pub fn wait_a_little(round: u32) {
+    if round < 6 {
+        (0..1u32 << round).for_each(|_| std::hint::spin_loop());
+    } else {
+        std::thread::yield_now();
     }
 }

@@ -32,8 +32,9 @@ pub struct ThreadInfo {
 /// A counted handle on one thread's info.
 ///
 /// Invariant: the entry a live `ThreadRef` names has `refs` equal to the number of live
-/// handles on it plus the drops of handles still pending (see `PendingDrops`), and holds that
-/// thread's info; an entry with no handles and no pending drops is on the free list.
+/// handles on it, plus the drops of handles still pending (see `PendingDrops`), plus the
+/// handles its thread holds in reserve (see `keep_reserve`), and holds that thread's info; an
+/// entry with none of these is on the free list.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ThreadRef(NonZeroU32);
 
@@ -117,9 +118,64 @@ impl ThreadRef {
 impl Clone for ThreadRef {
     #[inline]
     fn clone(&self) -> ThreadRef {
-        // Relaxed, as for `Arc::clone`: the new handle is made from an existing one.
-        entry(self.0.get()).refs.fetch_add(1, Ordering::Relaxed);
+        let index = self.0.get();
+        // A thread's own records are most of the handles it makes: those come from its
+        // reserve, counted in advance, without a locked instruction each.
+        let from_reserve = RESERVE
+            .try_with(|r| {
+                let (i, left) = r.get();
+                if i != index {
+                    return false;
+                }
+                if left == 0 {
+                    entry(index).refs.fetch_add(RESERVE_BATCH, Ordering::Relaxed);
+                    r.set((i, RESERVE_BATCH - 1));
+                } else {
+                    r.set((i, left - 1));
+                }
+                true
+            })
+            .unwrap_or(false);
+        if !from_reserve {
+            // Relaxed, as for `Arc::clone`: the new handle is made from an existing one.
+            entry(index).refs.fetch_add(1, Ordering::Relaxed);
+        }
         ThreadRef(self.0)
+    }
+}
+
+/// Handles counted in advance in `refs` and not yet made.
+const RESERVE_BATCH: u32 = 1024;
+
+thread_local! {
+    /// `(entry, handles left)`: the calling thread's reserve of handles on its own entry
+    /// (see `keep_reserve`). Nothing to destroy, so it outlives every other thread-local.
+    static RESERVE: std::cell::Cell<(u32, u32)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+impl ThreadRef {
+    /// Makes the calling thread's clones of this handle come from a reserve counted in
+    /// advance, `RESERVE_BATCH` at a time, until `drop_reserve`. For the thread this handle
+    /// names, which clones it for every access it records.
+    pub fn keep_reserve(&self) {
+        let index = self.0.get();
+        entry(index).refs.fetch_add(RESERVE_BATCH, Ordering::Relaxed);
+        let _ = RESERVE.try_with(|r| {
+            let (old, left) = r.replace((index, RESERVE_BATCH));
+            if left > 0 {
+                release(old, left);
+            }
+        });
+    }
+
+    /// Gives back what is left of the calling thread's reserve (see `keep_reserve`).
+    pub fn drop_reserve() {
+        let _ = RESERVE.try_with(|r| {
+            let (index, left) = r.replace((0, 0));
+            if left > 0 {
+                release(index, left);
+            }
+        });
     }
 }
 

@@ -79,6 +79,29 @@ impl HeldClock {
         with_current(|t| post_into(unsafe { &mut *self.clock.get() }, t, event));
     }
 
+    /// The release of the lock by the calling thread, with the unlock itself (`unlock`) in
+    /// the middle: the clock is published while the lock is held, and the thread's new segment
+    /// starts after it let go, so that the next holder does not wait for that.
+    ///
+    /// # Safety
+    /// The calling thread holds the lock whose clock this is, and `unlock` lets it go.
+    pub unsafe fn post_and_unlock(&self, event: SyncEvent, unlock: impl FnOnce()) {
+        let mut unlock = Some(unlock);
+        with_current(|t| {
+            // SAFETY: the caller holds the lock until `unlock` runs.
+            unsafe { (*self.clock.get()).join(&t.clock) };
+            if let Some(unlock) = unlock.take() {
+                unlock();
+            }
+            t.note_sync(event);
+            t.tick();
+        });
+        // During thread-local teardown: unchecked.
+        if let Some(unlock) = unlock {
+            unlock();
+        }
+    }
+
     /// The acquire of the lock by the calling thread, once it holds it.
     ///
     /// # Safety

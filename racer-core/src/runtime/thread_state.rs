@@ -34,8 +34,11 @@ pub struct ThreadState {
     pub thread_ref: ThreadRef,
     /// The `racer::check` this thread reports to, if any.
     pub scope: Option<Arc<CheckScope>>,
-    last_sync: Option<SyncEvent>,
-    last_sync_id: Option<SyncEventId>,
+    /// The thread's last sync event and its interned id, once asked for.
+    last_sync: Option<(SyncEvent, Option<SyncEventId>)>,
+    /// The one before it: a loop mostly alternates two (wait and post), whose ids both stay
+    /// known this way.
+    previous_sync: Option<(SyncEvent, Option<SyncEventId>)>,
     exit_epoch: Option<Epoch>,
     /// Where to post the thread's exit when this state is dropped.
     exit_post: Option<(Arc<dyn ExitPost>, SyncEvent)>,
@@ -104,11 +107,12 @@ impl ThreadState {
             thread_ref: ThreadRef::new(info),
             scope: None,
             last_sync: None,
-            last_sync_id: None,
+            previous_sync: None,
             exit_epoch: None,
             exit_post: None,
         };
         state.publish_segment();
+        state.thread_ref.keep_reserve();
         crate::runtime::check_scope::join_group(&None);
         Some(state)
     }
@@ -132,19 +136,23 @@ impl ThreadState {
 
     #[inline]
     pub fn note_sync(&mut self, event: SyncEvent) {
-        // A loop synchronises at the same site again and again: its interned id stays valid.
-        if !self.last_sync.is_some_and(|last| last.same_as(&event)) {
-            self.last_sync = Some(event);
-            self.last_sync_id = None;
+        // A loop synchronises at the same sites again and again: their interned ids stay valid.
+        let same = |noted: &Option<(SyncEvent, Option<SyncEventId>)>| noted.is_some_and(|(e, _)| e.same_as(&event));
+        if same(&self.last_sync) {
+            return;
         }
+        if same(&self.previous_sync) {
+            std::mem::swap(&mut self.last_sync, &mut self.previous_sync);
+            return;
+        }
+        self.previous_sync = self.last_sync.replace((event, None));
     }
 
     /// The interned last synchronisation event, for an access record.
+    #[inline]
     pub fn last_sync_id(&mut self) -> Option<SyncEventId> {
-        if self.last_sync_id.is_none() {
-            self.last_sync_id = self.last_sync.map(SyncEvent::intern);
-        }
-        self.last_sync_id
+        let (event, id) = self.last_sync.as_mut()?;
+        Some(*id.get_or_insert_with(|| event.intern()))
     }
 
     /// The parent side of a spawn: takes a slot for the child, gives it a copy of this clock
@@ -196,12 +204,13 @@ impl ChildSeed {
             clock: self.clock,
             thread_ref: ThreadRef::new(self.info),
             scope: self.scope,
-            last_sync: Some(self.spawn_event),
-            last_sync_id: None,
+            last_sync: Some((self.spawn_event, None)),
+            previous_sync: None,
             exit_epoch: None,
             exit_post: None,
         };
         state.publish_segment();
+        state.thread_ref.keep_reserve();
         STATE.with(|cell| *cell.borrow_mut() = Some(state));
     }
 }
@@ -232,5 +241,6 @@ impl Drop for ThreadState {
         }
         crate::runtime::check_scope::leave_group(&self.scope);
         release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
+        ThreadRef::drop_reserve();
     }
 }

@@ -31,10 +31,12 @@ pub fn slow_accesses_on_this_thread() -> u64 {
     SLOW_ACCESSES.try_with(std::cell::Cell::get).unwrap_or(0)
 }
 
-/// The lock bit of a cell's `state` word: its top bit, which no state's address has (user
-/// space ends far below 2^63, and a 32-bit address fills only the low half of the word), so the
-/// low bits stay free for the state's tag (see `state_slots`).
-const LOCKED: u64 = 1 << 63;
+/// The lock bit of a cell's `state` word: bit 62, which no state's address has (user space
+/// ends far below 2^62, and a 32-bit address fills only the low half of the word), so the low
+/// bits stay free for the state's tag (see `state_slots`). Not the top bit: a test of that one
+/// is a sign test, and the compiler then takes the lock with a load and a compare-exchange
+/// loop instead of one bit-test-and-set.
+const LOCKED: u64 = 1 << 62;
 
 /// A cell's lock, held while an access goes through its state. Dropping it stores `bits` (the
 /// state, possibly new) with the lock bit clear.

@@ -71,9 +71,9 @@ const BUSY: u64 = 1;
 const RELEASED: u64 = 2;
 const WIDE: u64 = 4;
 const SHIFT: u32 = 3;
-/// Tries of a lock-free load against writes in progress (with growing pauses) before it takes
-/// the lock.
-const LOCK_FREE_ROUNDS: u32 = 8;
+/// Tries of a lock-free load against writes in progress before it takes the lock (which only
+/// a stream of writes that never lets it through makes it do).
+const LOCK_FREE_TRIES: u32 = 64;
 
 /// The lock on an atomic's clock, held while one operation and its clock update run. Dropping
 /// it stores `version` (the new stamp and bits, `BUSY` clear); on unwind (std panics on some
@@ -113,10 +113,10 @@ impl AtomicSync {
     /// sends the load under the lock.
     #[inline]
     fn load<R>(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> R {
-        for round in 0..LOCK_FREE_ROUNDS {
+        for round in 0..LOCK_FREE_TRIES {
             let before = self.version.load(std::sync::atomic::Ordering::Acquire);
             if before & BUSY != 0 {
-                (0..1u32 << round).for_each(|_| std::hint::spin_loop());
+                crate::base::lock::wait_a_little(round);
                 continue;
             }
             let known = before & RELEASED == 0 || Stamp::known(before >> SHIFT, acquires(order));
