@@ -83,6 +83,22 @@ pub fn lock_bit(word: &std::sync::atomic::AtomicU64, bit: u64) -> u64 {
     }
 }
 
+/// Asks for the cache line at `p` in the state a write needs (exclusive), without waiting for
+/// it: issued before work that does not depend on the line (a stack capture), so that the
+/// transfer from another core runs beside that work instead of stalling the lock taken after
+/// it. A hint only: no effect on memory, and a no-op where there is no such instruction.
+#[inline(always)]
+pub fn prefetch_for_write<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetchw` neither reads nor writes memory and cannot fault, whatever the address (on a
+    // processor without it, the encoding is a no-op).
+    unsafe {
+        std::arch::asm!("prefetchw [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// One wait for a holder of one of the detector's shortest locks, the `round`th in a row:
 /// growing pauses cover a holder that is running; after six it was most likely preempted, and
 /// only giving up the core lets it finish.

@@ -101,6 +101,7 @@ impl CellMeta {
             return;
         }
         let _ = SLOW_ACCESSES.try_with(|n| n.set(n.get() + 1));
+        self.prefetch();
         let races = with_current(|t| {
             // Never dropped: its handle is uncounted (the state keeps counted clones of it).
             let cur = std::mem::ManuallyDrop::new(Recorded {
@@ -145,6 +146,17 @@ impl CellMeta {
         });
         if let Some(Some(races)) = races {
             races.deliver(type_name, address);
+        }
+    }
+
+    /// Starts bringing the cell's line and its state's slot for writing, while the stack is
+    /// captured: another core's access to the same cell most likely holds both.
+    #[inline(always)]
+    fn prefetch(&self) {
+        crate::base::lock::prefetch_for_write(&self.state);
+        let bits = self.state.load(Ordering::Relaxed) as StateBits & !(LOCKED as StateBits);
+        if bits != 0 {
+            state_slots::prefetch_for_write(bits);
         }
     }
 

@@ -177,6 +177,12 @@ pub unsafe fn state_mut<'a, P>(bits: StateBits) -> &'a mut P {
     &mut *slot(bits).cast::<P>()
 }
 
+/// Starts bringing the slot `bits` points to for writing (a hint: `bits` may be stale).
+#[inline(always)]
+pub fn prefetch_for_write(bits: StateBits) {
+    crate::base::lock::prefetch_for_write(slot(bits));
+}
+
 /// Moves the state `bits` names out of its slot and frees the slot.
 ///
 /// # Safety

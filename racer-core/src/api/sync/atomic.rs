@@ -202,6 +202,9 @@ impl AtomicSync {
     /// runs unchecked.
     #[inline]
     fn locked<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
+        // The lock is most likely on another core's line (a reader polls it): fetch it while
+        // the thread's state is looked up.
+        crate::base::lock::prefetch_for_write(&self.version);
         let mut op = Some(op);
         let checked = with_current(|t| {
             let fresh = Stamp::fresh();
