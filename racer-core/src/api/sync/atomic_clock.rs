@@ -89,7 +89,10 @@ impl AtomicClock {
         }
         let rest = &mut *self.rest.get();
         let theirs = epochs.get(WORDS..).unwrap_or(&[]);
-        if !join {
+        // `rest` is on the atomic's second cache line, beside what every load reads (where the
+        // atomic was made): written only when it changes, that line is never pulled away from
+        // the readers of a narrow clock.
+        if !join && !rest.is_empty() {
             rest.clear();
         }
         if theirs.len() > rest.len() {

@@ -1,5 +1,5 @@
-//! The walk last made at each access site, per thread: an access site is mostly reached by
-//! one call path at one stack depth, and then the next capture there only has to find every
+//! The walk last made at each access site after each sync event, per thread: an access site is
+//! mostly reached by one call path at one stack depth, and then the next capture there only has to find every
 //! stack word that walk read unchanged (independent loads, no unwind rules) to know that a walk
 //! would give the same stack again.
 
@@ -8,7 +8,10 @@ use std::cell::RefCell;
 use crate::provenance::stack::depot::{StackId, TAG_WORDS};
 use crate::provenance::stack::cfi_walk::{self, Reads, Start};
 
-const ENTRIES: usize = 8;
+/// Entries are picked by site and sync event together: a loop that alternates between two
+/// last sync events before one access (an acquire that joined something new, or not) keeps
+/// both walks.
+const ENTRIES: usize = 16;
 
 /// What decides a walk's outcome besides the stack words it reads: with all of it alike
 /// (`Start::walks_as`) and those words unchanged, the walk and the stack it gives are the
@@ -42,8 +45,9 @@ thread_local! {
     static LAST: RefCell<[Option<LastWalk>; ENTRIES]> = const { RefCell::new([const { None }; ENTRIES]) };
 }
 
-fn entry(site: usize) -> usize {
-    (site as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> (usize::BITS - 3)
+fn entry(tag: &[usize; TAG_WORDS]) -> usize {
+    let key = tag.iter().fold(0u64, |h, &w| (h ^ w as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    (key >> (u64::BITS - ENTRIES.trailing_zeros())) as usize
 }
 
 /// The id of the stack of the last walk at this site, if walking again would give it.
@@ -51,7 +55,7 @@ fn entry(site: usize) -> usize {
 pub fn unchanged(walk: &Walk) -> Option<StackId> {
     LAST.try_with(|last| {
         let last = last.try_borrow().ok()?;
-        let e = last[entry(walk.tag[0])].as_ref()?;
+        let e = last[entry(&walk.tag)].as_ref()?;
         e.repeats(walk).then_some(e.id)
     })
     .ok()
@@ -62,6 +66,6 @@ pub fn unchanged(walk: &Walk) -> Option<StackId> {
 pub fn remember(walk: Walk, reads: Reads, id: StackId) {
     let _ = LAST.try_with(|last| {
         let Ok(mut last) = last.try_borrow_mut() else { return };
-        last[entry(walk.tag[0])] = Some(LastWalk { walk, reads, id });
+        last[entry(&walk.tag)] = Some(LastWalk { walk, reads, id });
     });
 }
