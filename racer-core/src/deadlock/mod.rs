@@ -200,8 +200,11 @@ pub fn released(id: u64) {
     }
     let _ = HELD.try_with(|h| {
         if let Ok(mut held) = h.try_borrow_mut() {
-            if let Some(i) = held.iter().rposition(|a| a.id == id) {
-                held.remove(i);
+            // Mostly the lock taken last: a pop, with nothing to move.
+            match held.iter().rposition(|a| a.id == id) {
+                Some(i) if i + 1 == held.len() => drop(held.pop()),
+                Some(i) => drop(held.remove(i)),
+                None => {}
             }
         }
     });

@@ -89,20 +89,30 @@ impl VectorClock {
     /// Advances `slot` by one epoch and returns the new epoch.
     #[inline]
     pub fn tick(&mut self, slot: Slot) -> Epoch {
-        let e = self.get(slot) + 1;
-        self.set(slot, e);
-        e
+        // A thread's own slot is always in its clock: one bounds check, no resize.
+        if let Some(e) = self.epochs.get_mut(slot as usize) {
+            *e += 1;
+            return *e;
+        }
+        self.set(slot, 1);
+        1
     }
 
     /// Component-wise maximum, touching only the components `other` has.
     pub fn join(&mut self, other: &VectorClock) {
-        if other.epochs.len() > self.epochs.len() {
-            self.epochs.resize(other.epochs.len(), 0);
+        self.join_components(&other.epochs);
+    }
+
+    /// Component-wise maximum with `theirs` (slot 0 first), which widens this clock to its
+    /// length: each component a maximum without a branch, over slices taken once.
+    #[inline]
+    fn join_components(&mut self, theirs: &[Epoch]) {
+        if theirs.len() > self.epochs.len() {
+            self.epochs.resize(theirs.len(), 0);
         }
-        for (mine, theirs) in self.epochs.iter_mut().zip(other.epochs.iter()) {
-            if *theirs > *mine {
-                *mine = *theirs;
-            }
+        let mine = &mut self.epochs[..theirs.len()];
+        for (mine, &theirs) in mine.iter_mut().zip(theirs) {
+            *mine = (*mine).max(theirs);
         }
     }
 
@@ -110,14 +120,7 @@ impl VectorClock {
     pub fn join_epochs(&mut self, epochs: &[Epoch]) {
         // Trailing zeros add nothing, and must not widen the clock.
         let len = epochs.iter().rposition(|&e| e != 0).map_or(0, |i| i + 1);
-        if len > self.epochs.len() {
-            self.epochs.resize(len, 0);
-        }
-        for (mine, &theirs) in self.epochs.iter_mut().zip(&epochs[..len]) {
-            if theirs > *mine {
-                *mine = theirs;
-            }
-        }
+        self.join_components(&epochs[..len]);
     }
 
     /// `self = other`, reusing `self`'s allocation.

@@ -33,7 +33,8 @@ pub struct ThreadInfo {
 ///
 /// Invariant: the entry a live `ThreadRef` names has `refs` equal to the number of live
 /// handles on it, plus the drops of handles still pending (see `PendingDrops`), plus the
-/// handles its thread holds in reserve (see `keep_reserve`), and holds that thread's info; an
+/// handles its thread holds in reserve (see `keep_reserve`; the thread's drops of its own
+/// handles return there), and holds that thread's info; an
 /// entry with none of these is on the free list.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ThreadRef(NonZeroU32);
@@ -146,6 +147,8 @@ impl Clone for ThreadRef {
 
 /// Handles counted in advance in `refs` and not yet made.
 const RESERVE_BATCH: u32 = 1024;
+/// The most a reserve holds from handles dropped into it.
+const MAX_RESERVE: u32 = 2 * RESERVE_BATCH;
 
 thread_local! {
     /// `(entry, handles left)`: the calling thread's reserve of handles on its own entry
@@ -182,6 +185,20 @@ impl ThreadRef {
 impl Drop for ThreadRef {
     fn drop(&mut self) {
         let index = self.0.get();
+        // A handle on the calling thread's own entry goes back to its reserve: no count changes.
+        let reserved = RESERVE
+            .try_with(|r| {
+                let (i, left) = r.get();
+                let kept = i == index && left < MAX_RESERVE;
+                if kept {
+                    r.set((i, left + 1));
+                }
+                kept
+            })
+            .unwrap_or(false);
+        if reserved {
+            return;
+        }
         let deferred = PENDING_DROPS
             .try_with(|pending| {
                 let Ok(mut pending) = pending.try_borrow_mut() else { return false };

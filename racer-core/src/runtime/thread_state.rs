@@ -73,6 +73,13 @@ pub fn current_seen_key() -> u64 {
     SEEN_KEY.try_with(Cell::get).unwrap_or(crate::runtime::seen_key::NO_KEY)
 }
 
+/// Makes `segment` the calling thread's current one for the cells' caches (see `SEEN_KEY`).
+#[inline]
+fn publish_segment(segment: Segment) {
+    let key = crate::runtime::seen_key::key(segment);
+    let _ = SEEN_KEY.try_with(|s| s.set(key));
+}
+
 /// Runs `f` on the calling thread's state, registering the thread on first use. Returns `None`
 /// during thread-local destruction, when the state is gone and the access goes unchecked.
 pub fn with_current<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
@@ -123,15 +130,15 @@ impl ThreadState {
     }
 
     fn publish_segment(&self) {
-        let key = crate::runtime::seen_key::key(self.segment());
-        let _ = SEEN_KEY.try_with(|s| s.set(key));
+        publish_segment(self.segment());
     }
 
     /// Ends the current segment: called after the thread's clock was published to a sync
     /// object (a post).
+    #[inline]
     pub fn tick(&mut self) {
-        self.clock.tick(self.slot);
-        self.publish_segment();
+        let epoch = self.clock.tick(self.slot);
+        publish_segment(Segment::new(self.slot, epoch));
     }
 
     #[inline]
@@ -152,7 +159,12 @@ impl ThreadState {
     #[inline]
     pub fn last_sync_id(&mut self) -> Option<SyncEventId> {
         let (event, id) = self.last_sync.as_mut()?;
-        Some(*id.get_or_insert_with(|| event.intern()))
+        if let Some(id) = *id {
+            return Some(id);
+        }
+        let interned = event.intern();
+        *id = Some(interned);
+        Some(interned)
     }
 
     /// The parent side of a spawn: takes a slot for the child, gives it a copy of this clock

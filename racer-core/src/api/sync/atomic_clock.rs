@@ -81,8 +81,10 @@ impl AtomicClock {
     /// The caller holds the owner's lock.
     pub(crate) unsafe fn store(&self, src: &VectorClock, join: bool) {
         let epochs = src.epochs();
-        for (i, word) in self.words.iter().enumerate() {
-            let theirs = epochs.get(i).copied().unwrap_or(0);
+        let mut theirs = [0; WORDS];
+        let narrow = epochs.len().min(WORDS);
+        theirs[..narrow].copy_from_slice(&epochs[..narrow]);
+        for (word, theirs) in self.words.iter().zip(theirs) {
             if !join || theirs > word.load(Relaxed) {
                 word.store(theirs, Relaxed);
             }
