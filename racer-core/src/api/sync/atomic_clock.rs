@@ -81,16 +81,17 @@ impl AtomicClock {
     /// The caller holds the owner's lock.
     pub(crate) unsafe fn store(&self, src: &VectorClock, join: bool) {
         let epochs = src.epochs();
-        let mut theirs = [0; WORDS];
-        let narrow = epochs.len().min(WORDS);
-        theirs[..narrow].copy_from_slice(&epochs[..narrow]);
-        for (word, theirs) in self.words.iter().zip(theirs) {
+        let narrow: [Epoch; WORDS] = std::array::from_fn(|i| epochs.get(i).copied().unwrap_or(0));
+        for (word, theirs) in self.words.iter().zip(narrow) {
             if !join || theirs > word.load(Relaxed) {
                 word.store(theirs, Relaxed);
             }
         }
         let rest = &mut *self.rest.get();
         let theirs = epochs.get(WORDS..).unwrap_or(&[]);
+        if theirs.is_empty() && (join || rest.is_empty()) {
+            return; // a narrow clock, and nothing beyond `WORDS` to keep or clear
+        }
         // `rest` is on the atomic's second cache line, beside what every load reads (where the
         // atomic was made): written only when it changes, that line is never pulled away from
         // the readers of a narrow clock.
