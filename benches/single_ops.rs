@@ -1,0 +1,64 @@
+//! What single operations cost in one thread: each loop runs on racer's wrappers (with
+//! `--features race-detect`; without it they are std's items), on a thread racer spawned, and
+//! prints its time per iteration. Timings on a shared machine drift; instruction counts do not:
+//!
+//! ```text
+//! cargo bench --features race-detect --bench single_ops                 # every loop, ns/iter
+//! cargo bench --features race-detect --bench single_ops --no-run        # prints the binary
+//! SINGLE_OPS_N=100000 valgrind --tool=cachegrind --cache-sim=no <binary> w1   # instructions
+//! ```
+//!
+//! Instructions per iteration are the difference of two counts at different `SINGLE_OPS_N`,
+//! divided by the difference of iterations (each loop runs `N + N / 10` times).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use racer::sync::atomic::{AtomicUsize, Ordering};
+use racer::sync::Mutex;
+use racer::Shared;
+
+/// Runs `f` `n / 10` times to warm up, then `n` times, and prints ns per iteration.
+fn time(name: &str, n: u64, mut f: impl FnMut()) {
+    (0..n / 10).for_each(|_| f());
+    let start = Instant::now();
+    (0..n).for_each(|_| f());
+    println!("{name:<40} {:>8.1} ns/iter", start.elapsed().as_nanos() as f64 / n as f64);
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a loop's name selects it.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let n: u64 = std::env::var("SINGLE_OPS_N").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000_000);
+    racer::thread::spawn(move || {
+        let wanted = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
+        let m = Mutex::new(());
+        let cell = Shared::new(0u64);
+        let a = AtomicUsize::new(0);
+        if wanted("same") {
+            time("same: same-segment read", n, || {
+                black_box(unsafe { black_box(&cell).get() });
+            });
+        }
+        if wanted("lock") {
+            time("lock: lock, unlock", n, || drop(black_box(m.lock().unwrap())));
+        }
+        if wanted("store") {
+            time("store: Release store", n, || a.store(black_box(1), Ordering::Release));
+        }
+        if wanted("ws") {
+            time("ws: new-segment write, Release store", n, || {
+                unsafe { cell.set(1) };
+                a.store(black_box(1), Ordering::Release);
+            });
+        }
+        if wanted("w1") {
+            time("w1: lock, x.set(x.get() + 1), unlock", n, || {
+                let _g = m.lock().unwrap();
+                unsafe { cell.set(cell.get() + 1) };
+            });
+        }
+    })
+    .join()
+    .unwrap();
+}
