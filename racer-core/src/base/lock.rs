@@ -90,8 +90,8 @@ pub fn lock_bit(word: &std::sync::atomic::AtomicU64, bit: u64) -> u64 {
 #[inline(always)]
 pub fn prefetch_for_write<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetchw` neither reads nor writes memory and cannot fault, whatever the address (on a
-    // processor without it, the encoding is a no-op).
+    // SAFETY: `prefetchw` neither reads nor writes memory and cannot fault, whatever the
+    // address (on a processor without it, the encoding is a no-op).
     unsafe {
         std::arch::asm!("prefetchw [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
     }

@@ -34,8 +34,8 @@ pub struct ThreadInfo {
 /// Invariant: the entry a live `ThreadRef` names has `refs` equal to the number of live
 /// handles on it, plus the drops of handles still pending (see `PendingDrops`), plus the
 /// handles its thread holds in reserve (see `keep_reserve`; the thread's drops of its own
-/// handles return there), and holds that thread's info; an
-/// entry with none of these is on the free list.
+/// handles return there), and holds that thread's info; an entry with none of these is on the
+/// free list.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ThreadRef(NonZeroU32);
 

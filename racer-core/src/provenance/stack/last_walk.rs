@@ -1,7 +1,7 @@
-//! The walk last made at each access site after each sync event, per thread: an access site is
-//! mostly reached by one call path at one stack depth, and then the next capture there only has to find every
-//! stack word that walk read unchanged (independent loads, no unwind rules) to know that a walk
-//! would give the same stack again.
+//! The walk last made at each access site after each sync event, per thread: an access site
+//! is mostly reached by one call path at one stack depth, and then the next capture there only
+//! has to find every stack word that walk read unchanged (independent loads, no unwind rules)
+//! to know that a walk would give the same stack again.
 
 use std::cell::RefCell;
 
