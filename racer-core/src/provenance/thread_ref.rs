@@ -301,6 +301,25 @@ mod tests {
     }
 
     #[test]
+    fn a_threads_own_handles_come_from_and_go_back_to_its_reserve() {
+        std::thread::spawn(|| {
+            let own = ThreadRef::new(info(7001));
+            own.keep_reserve();
+            let refs = || entry(own.0.get()).refs.load(Ordering::Relaxed);
+            assert_eq!(refs(), 1 + RESERVE_BATCH);
+            let clones: Vec<ThreadRef> = (0..10).map(|_| own.clone()).collect();
+            assert_eq!(refs(), 1 + RESERVE_BATCH, "clones are taken from the reserve");
+            drop(clones);
+            assert_eq!(refs(), 1 + RESERVE_BATCH, "drops go back to it");
+            ThreadRef::drop_reserve();
+            assert_eq!(refs(), 1, "what is left of the reserve is given back");
+            assert_eq!(own.info().serial, 7001);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
     fn entries_are_reused_once_unnamed() {
         const N: usize = 1000;
         let first: Vec<ThreadRef> = (0..N as u64).map(|i| ThreadRef::new(info(3000 + i))).collect();
