@@ -104,7 +104,9 @@ impl VectorClock {
     }
 
     /// Component-wise maximum with `theirs` (slot 0 first), which widens this clock to its
-    /// length: each component a maximum without a branch, over slices taken once.
+    /// length. Over slices taken once, and with a branch per component: a branch-free maximum
+    /// is vectorised, and 64-bit compares in baseline x86_64's vector instructions cost more
+    /// than the branches (callgrind: 85 instructions against 59 for a six-thread clock).
     #[inline]
     fn join_components(&mut self, theirs: &[Epoch]) {
         if theirs.len() > self.epochs.len() {
@@ -112,7 +114,9 @@ impl VectorClock {
         }
         let mine = &mut self.epochs[..theirs.len()];
         for (mine, &theirs) in mine.iter_mut().zip(theirs) {
-            *mine = (*mine).max(theirs);
+            if theirs > *mine {
+                *mine = theirs;
+            }
         }
     }
 
