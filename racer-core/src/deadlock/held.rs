@@ -1,0 +1,60 @@
+//! The locks a thread holds (`HELD`, thread-local), kept by `acquired` and `released`; a
+//! blocking acquisition made while holding others also adds its edges to the lock-order graph.
+//!
+//! Invariant: while detection is on, `HELD` lists the locks the thread holds, in the order
+//! taken: a push at every acquisition, a removal at every release, nothing else when it holds no
+//! other lock.
+
+use std::cell::RefCell;
+
+use super::enabled::enabled;
+use super::lock::Acq;
+use super::order_graph::record_edges;
+
+thread_local! {
+    /// The locks the thread holds, in the order taken.
+    static HELD: RefCell<Vec<Acq>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A lock was taken. `blocking`: by `lock`/`read`/`write` (not `try_*`), so the locks already
+/// held get an edge to it.
+#[inline(never)]
+pub fn acquired(acq: Acq, blocking: bool) {
+    if !enabled() {
+        return;
+    }
+    let prior = HELD
+        .try_with(|h| {
+            let mut held = h.try_borrow_mut().ok()?;
+            let prior = (blocking && !held.is_empty()).then(|| held.clone());
+            held.push(acq);
+            prior
+        })
+        .ok()
+        .flatten();
+    if let Some(prior) = prior {
+        record_edges(&prior, &acq);
+    }
+}
+
+/// A lock was released (a guard dropped, or a condvar wait let it go).
+#[inline(never)]
+pub fn released(id: u64) {
+    if !enabled() {
+        return;
+    }
+    let _ = HELD.try_with(|h| {
+        if let Ok(mut held) = h.try_borrow_mut() {
+            // Mostly the lock taken last: a pop, with nothing to move.
+            match held.iter().rposition(|a| a.id == id) {
+                Some(i) if i + 1 == held.len() => drop(held.pop()),
+                Some(i) => drop(held.remove(i)),
+                None => {}
+            }
+        }
+    });
+}
+
+pub(super) fn held_now() -> Vec<Acq> {
+    HELD.try_with(|h| h.try_borrow().map(|v| v.clone()).unwrap_or_default()).unwrap_or_default()
+}
