@@ -20,9 +20,9 @@
 //!   wait (`Blocking`, `wait`), which unwinds with `DeadlockAbort` when its check was ended.
 //! - `thread_end`: a thread's end, for joins (`Done`).
 //!
-//! Invariant: the detector's own state here (`GRAPH`, `REGISTRY`, `SLOTS`, each slot) is
-//! guarded by racer's own locks (`crate::base::lock`), none of which is held while user code runs or
-//! while this thread blocks in a user's lock; a report is built and delivered after they are
+//! Invariant: the detector's own state here (`GRAPH`, `SLOTS`, each slot) is guarded by
+//! racer's own locks (`crate::base::lock`), none of which is held while user code runs or while
+//! this thread blocks in a user's lock; a report is built and delivered after they are
 //! released. Nothing here panics in the user's program: the only unwinding is `DeadlockAbort`,
 //! on purpose, out of a wait that can never end.
 
