@@ -75,6 +75,56 @@ impl SyncEvent {
     }
 }
 
+/// A thread's last two sync events, with their interned ids once asked for: a loop mostly
+/// alternates two (a wait and a post), and then both ids stay known.
+///
+/// Invariant: `events[last]` is the thread's last sync event (or `None` before any), the other
+/// entry the distinct one before it; an id, once set, is its event's.
+#[derive(Debug)]
+pub struct RecentSyncEvents {
+    events: [Option<(SyncEvent, Option<SyncEventId>)>; 2],
+    last: usize,
+}
+
+impl RecentSyncEvents {
+    /// `first` as the only event so far.
+    pub fn new(first: Option<SyncEvent>) -> RecentSyncEvents {
+        RecentSyncEvents { events: [first.map(|e| (e, None)), None], last: 0 }
+    }
+
+    /// `event` is now the last. Switching between the two kept events moves nothing.
+    #[inline]
+    pub fn note(&mut self, event: SyncEvent) {
+        let same = |noted: &Option<(SyncEvent, Option<SyncEventId>)>| noted.is_some_and(|(e, _)| e.same_as(&event));
+        if same(&self.events[self.last]) {
+            return;
+        }
+        self.last ^= 1;
+        if !same(&self.events[self.last]) {
+            self.events[self.last] = Some((event, None));
+        }
+    }
+
+    /// The interned last event, for an access record.
+    #[inline]
+    pub fn last_id(&mut self) -> Option<SyncEventId> {
+        match &self.events[self.last] {
+            Some((_, Some(id))) => Some(*id),
+            Some((_, None)) => self.intern_last(),
+            None => None,
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn intern_last(&mut self) -> Option<SyncEventId> {
+        let (event, id) = self.events[self.last].as_mut()?;
+        let interned = event.intern();
+        *id = Some(interned);
+        Some(interned)
+    }
+}
+
 impl SyncEventId {
     /// The id as one word of a stack depot entry's tag: 0 stands for no event.
     pub fn to_tag(id: Option<SyncEventId>) -> usize {
@@ -91,5 +141,36 @@ impl SyncEventId {
             Some(created) => format!("{} {} (created at {}) at {}", e.op, e.object, created, e.at),
             None => format!("{} {} at {}", e.op, e.object, e.at),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(op: &'static str) -> SyncEvent {
+        SyncEvent { op, object: "Mutex", created: None, at: Location::caller() }
+    }
+
+    #[test]
+    fn the_last_of_two_alternating_events_is_named_and_a_third_replaces_the_older() {
+        let (lock, unlock, other) = (event("locking"), event("unlocking"), event("joining"));
+        let mut recent = RecentSyncEvents::new(None);
+        assert_eq!(recent.last_id(), None);
+        recent.note(lock);
+        let lock_id = recent.last_id();
+        recent.note(unlock);
+        let unlock_id = recent.last_id();
+        assert_ne!(lock_id, unlock_id);
+        recent.note(lock);
+        assert_eq!(recent.last_id(), lock_id);
+        recent.note(lock);
+        assert_eq!(recent.last_id(), lock_id);
+        recent.note(other);
+        assert_eq!(recent.last_id().map(SyncEventId::describe).as_deref(), Some(&*format!("joining Mutex at {}", other.at)));
+        recent.note(lock);
+        assert_eq!(recent.last_id(), lock_id, "the event before the last is kept");
+        recent.note(unlock);
+        assert_eq!(recent.last_id(), unlock_id, "interned again, to the same id");
     }
 }

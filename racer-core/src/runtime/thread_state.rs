@@ -13,7 +13,7 @@ use crate::model::clock::{Epoch, Segment, Slot, VectorClock};
 use crate::runtime::check_scope::CheckScope;
 use crate::runtime::thread_slots::{release_slot, take_slot};
 use crate::provenance::stack::StackId;
-use crate::provenance::sync_event::{SyncEvent, SyncEventId};
+use crate::provenance::sync_event::{RecentSyncEvents, SyncEvent, SyncEventId};
 use crate::provenance::thread_ref::{ThreadInfo, ThreadRef};
 
 /// Whether the calling thread is the process's main thread.
@@ -34,11 +34,8 @@ pub struct ThreadState {
     pub thread_ref: ThreadRef,
     /// The `racer::check` this thread reports to, if any.
     pub scope: Option<Arc<CheckScope>>,
-    /// The thread's last sync event and its interned id, once asked for.
-    last_sync: Option<(SyncEvent, Option<SyncEventId>)>,
-    /// The one before it: a loop mostly alternates two (wait and post), whose ids both stay
-    /// known this way.
-    previous_sync: Option<(SyncEvent, Option<SyncEventId>)>,
+    /// The thread's last sync events, for its access records.
+    recent_syncs: RecentSyncEvents,
     exit_epoch: Option<Epoch>,
     /// Where to post the thread's exit when this state is dropped.
     exit_post: Option<(Arc<dyn ExitPost>, SyncEvent)>,
@@ -113,8 +110,7 @@ impl ThreadState {
             clock,
             thread_ref: ThreadRef::new(info),
             scope: None,
-            last_sync: None,
-            previous_sync: None,
+            recent_syncs: RecentSyncEvents::new(None),
             exit_epoch: None,
             exit_post: None,
         };
@@ -143,28 +139,13 @@ impl ThreadState {
 
     #[inline]
     pub fn note_sync(&mut self, event: SyncEvent) {
-        // A loop synchronises at the same sites again and again: their interned ids stay valid.
-        let same = |noted: &Option<(SyncEvent, Option<SyncEventId>)>| noted.is_some_and(|(e, _)| e.same_as(&event));
-        if same(&self.last_sync) {
-            return;
-        }
-        if same(&self.previous_sync) {
-            std::mem::swap(&mut self.last_sync, &mut self.previous_sync);
-            return;
-        }
-        self.previous_sync = self.last_sync.replace((event, None));
+        self.recent_syncs.note(event);
     }
 
     /// The interned last synchronisation event, for an access record.
     #[inline]
     pub fn last_sync_id(&mut self) -> Option<SyncEventId> {
-        let (event, id) = self.last_sync.as_mut()?;
-        if let Some(id) = *id {
-            return Some(id);
-        }
-        let interned = event.intern();
-        *id = Some(interned);
-        Some(interned)
+        self.recent_syncs.last_id()
     }
 
     /// The parent side of a spawn: takes a slot for the child, gives it a copy of this clock
@@ -216,8 +197,7 @@ impl ChildSeed {
             clock: self.clock,
             thread_ref: ThreadRef::new(self.info),
             scope: self.scope,
-            last_sync: Some((self.spawn_event, None)),
-            previous_sync: None,
+            recent_syncs: RecentSyncEvents::new(Some(self.spawn_event)),
             exit_epoch: None,
             exit_post: None,
         };
