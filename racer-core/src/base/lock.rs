@@ -86,17 +86,45 @@ pub fn lock_bit(word: &std::sync::atomic::AtomicU64, bit: u64) -> u64 {
 /// Asks for the cache line at `p` in the state a write needs (exclusive), without waiting for
 /// it: issued before work that does not depend on the line (a stack capture), so that the
 /// transfer from another core runs beside that work instead of stalling the lock taken after
-/// it. A hint only: no effect on memory, and a no-op where there is no such instruction.
+/// it. A hint only: no effect on memory, and nothing where the processor has no such
+/// instruction.
 #[inline(always)]
 pub fn prefetch_for_write<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetchw` neither reads nor writes memory and cannot fault, whatever the
-    // address (on a processor without it, the encoding is a no-op).
-    unsafe {
-        std::arch::asm!("prefetchw [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
+    if has_prefetchw() {
+        // SAFETY: `prefetchw`, which the processor has, neither reads nor writes memory and
+        // cannot fault, whatever the address.
+        unsafe {
+            std::arch::asm!("prefetchw [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+/// Whether the processor has `prefetchw` (CPUID 0x8000_0001, ECX bit 8): every AMD64 processor
+/// and Intel's since Broadwell; asked once.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn has_prefetchw() -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+    const UNKNOWN: u8 = 0;
+    const YES: u8 = 1;
+    const NO: u8 = 2;
+    static PREFETCHW: AtomicU8 = AtomicU8::new(UNKNOWN);
+    match PREFETCHW.load(Relaxed) {
+        YES => true,
+        NO => false,
+        _ => {
+            // SAFETY: `cpuid` is on every x86_64 processor, and leaf 0x8000_0001 (where long
+            // mode itself is announced) on every one of them. (Safe to call in newer Rust.)
+            #[allow(unused_unsafe)]
+            let ecx = unsafe { std::arch::x86_64::__cpuid(0x8000_0001) }.ecx;
+            let has = ecx & (1 << 8) != 0;
+            PREFETCHW.store(if has { YES } else { NO }, Relaxed);
+            has
+        }
+    }
 }
 
 /// One wait for a holder of one of the detector's shortest locks, the `round`th in a row:
