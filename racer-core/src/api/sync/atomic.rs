@@ -47,9 +47,9 @@ enum Effect {
 /// The detector's part of an atomic: the release clock of its current value, the version that
 /// stamps that clock and locks it, and where the atomic was made.
 ///
-/// Invariant: `version` is `stamp << SHIFT | WIDE | RELEASED | BUSY`. `BUSY` is the lock: set
-/// by the one thread that runs an operation with its clock update (see `lock`); while it is
-/// clear, `RELEASED` says whether the current value was written by a release (a releasing
+/// Invariant: `version` is `stamp << SHIFT | WIDE | RELEASED | BUSY`. `BUSY` is set by the one
+/// thread that holds `writer` while it runs an operation with its clock update (see `lock`),
+/// and only that thread changes `version`; while `BUSY` is clear, `RELEASED` says whether the current value was written by a release (a releasing
 /// store or RMW, or a Relaxed one after a release fence of its thread) or by an RMW continuing
 /// such a release sequence, `clock` is then the join of the clocks released into that
 /// sequence, `WIDE` says whether `clock` has components beyond what a lock-free load reads, and
@@ -57,14 +57,25 @@ enum Effect {
 /// two atomics, share a stamp, except that an atomic that never held a release has stamp 0.
 /// When `RELEASED` is clear, `clock` is stale and ignored.
 ///
-/// Laid out after the real atomic, in one cache line with it (`repr(C)` here and `align(64)` on
-/// the atomic types): the value, the version and the words a lock-free load reads, so that a
-/// hand-off between two cores moves one line, as std's does.
+/// Laid out after the real atomic (`repr(C)` here and `align(64)` on the atomic types): what a
+/// lock-free load reads (the value, the version, where the atomic was made and the clock's
+/// words) fills the first cache line, so that a hand-off between two cores moves one line, as
+/// std's does. The writers' lock (`writer`) and the clock's spilled components are on the second
+/// line, which loads never touch: a writer takes its lock without pulling a line from the
+/// readers, and then writes the first line with plain stores, which do not wait for the line
+/// as a locked instruction does.
 #[repr(C)]
 struct AtomicSync {
     version: std::sync::atomic::AtomicU64,
-    clock: AtomicClock,
     created: &'static Location<'static>,
+    clock: AtomicClock,
+    /// The writers' lock, and a copy of `version` that the lock holder reads instead of the
+    /// readers' line: `BUSY` set while a thread runs an operation with its clock update, the
+    /// other bits `version`'s as that thread will leave it (equal to `version` while unlocked).
+    writer: std::sync::atomic::AtomicU64,
+    /// `created` again, for writers: read after a write, the first line's copy would wait for
+    /// that line, which a reader most likely has taken back by then.
+    created_for_writers: &'static Location<'static>,
 }
 
 const BUSY: u64 = 1;
@@ -87,18 +98,27 @@ impl Drop for Locked<'_> {
     #[inline]
     fn drop(&mut self) {
         self.sync.version.store(self.version, std::sync::atomic::Ordering::Release);
+        self.sync.writer.store(self.version, std::sync::atomic::Ordering::Release);
     }
 }
 
 impl AtomicSync {
     const fn new(created: &'static Location<'static>) -> AtomicSync {
-        AtomicSync { version: std::sync::atomic::AtomicU64::new(0), clock: AtomicClock::new(), created }
+        AtomicSync {
+            version: std::sync::atomic::AtomicU64::new(0),
+            created,
+            clock: AtomicClock::new(),
+            writer: std::sync::atomic::AtomicU64::new(0),
+            created_for_writers: created,
+        }
     }
 
-    /// Takes the lock (sets `BUSY`).
+    /// Takes the writers' lock, then sets `BUSY` in `version` (a plain store: only the lock
+    /// holder writes `version`, and it knows the value from the lock word).
     #[inline]
     fn lock(&self) -> Locked<'_> {
-        let version = crate::base::lock::lock_bit(&self.version, BUSY);
+        let version = crate::base::lock::lock_bit(&self.writer, BUSY);
+        self.version.store(version | BUSY, std::sync::atomic::Ordering::Relaxed);
         // A lock-free load that reads a value written under this lock, or a clock word written
         // under it, then sees `BUSY` (or a later version) when it checks.
         std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
@@ -202,9 +222,10 @@ impl AtomicSync {
     /// runs unchecked.
     #[inline]
     fn locked<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
-        // The lock is most likely on another core's line (a reader polls it): fetch it while
-        // the thread's state is looked up.
-        crate::base::lock::prefetch_for_write(&self.version);
+        // The lock's line is on another core if another thread wrote last: fetch it while the
+        // thread's state is looked up. (Not the readers' line: the plain stores to it do not
+        // wait for it, and fetching it early only takes it from a reader that still polls.)
+        crate::base::lock::prefetch_for_write(&self.writer);
         let mut op = Some(op);
         let checked = with_current(|t| {
             let fresh = Stamp::fresh();
@@ -233,7 +254,7 @@ impl AtomicSync {
             locked.version = stamp << SHIFT | if released { RELEASED } else { 0 } | if wide { WIDE } else { 0 };
             drop(locked);
             if acquire || release {
-                t.note_sync(SyncEvent { op: name, object, created: Some(self.created), at });
+                t.note_sync(SyncEvent { op: name, object, created: Some(self.created_for_writers), at });
             }
             if release {
                 t.tick();
@@ -721,3 +742,19 @@ impl<T> fmt::Pointer for AtomicPtr<T> {
 }
 
 impl<T> RefUnwindSafe for AtomicPtr<T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_load_reads_is_on_the_first_line_and_the_writers_lock_on_the_second() {
+        let sync = std::mem::offset_of!(AtomicUsize, sync);
+        assert!(sync + std::mem::offset_of!(AtomicSync, created) < 64);
+        // The clock's words come first in `AtomicClock`.
+        assert!(sync + std::mem::offset_of!(AtomicSync, clock) + WORDS * 8 <= 64);
+        assert!(sync + std::mem::offset_of!(AtomicSync, writer) >= 64);
+        assert!(sync + std::mem::offset_of!(AtomicSync, created_for_writers) >= 64);
+        assert_eq!(std::mem::size_of::<AtomicUsize>(), 128);
+    }
+}
