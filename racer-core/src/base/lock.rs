@@ -103,28 +103,18 @@ pub fn prefetch_for_write<T>(p: *const T) {
 }
 
 /// Whether the processor has `prefetchw` (CPUID 0x8000_0001, ECX bit 8): every AMD64 processor
-/// and Intel's since Broadwell; asked once.
+/// and Intel's since Broadwell; asked once. (std's feature detection does not know it.)
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn has_prefetchw() -> bool {
-    use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
-    const UNKNOWN: u8 = 0;
-    const YES: u8 = 1;
-    const NO: u8 = 2;
-    static PREFETCHW: AtomicU8 = AtomicU8::new(UNKNOWN);
-    match PREFETCHW.load(Relaxed) {
-        YES => true,
-        NO => false,
-        _ => {
-            // SAFETY: `cpuid` is on every x86_64 processor, and leaf 0x8000_0001 (where long
-            // mode itself is announced) on every one of them. (Safe to call in newer Rust.)
-            #[allow(unused_unsafe)]
-            let ecx = unsafe { std::arch::x86_64::__cpuid(0x8000_0001) }.ecx;
-            let has = ecx & (1 << 8) != 0;
-            PREFETCHW.store(if has { YES } else { NO }, Relaxed);
-            has
-        }
-    }
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        // SAFETY: `cpuid` is on every x86_64 processor, and leaf 0x8000_0001 (where long mode
+        // itself is announced) on every one of them. (Safe to call in newer Rust.)
+        #[allow(unused_unsafe)]
+        let ecx = unsafe { std::arch::x86_64::__cpuid(0x8000_0001) }.ecx;
+        ecx & (1 << 8) != 0
+    })
 }
 
 /// One wait for a holder of one of the detector's shortest locks, the `round`th in a row:

@@ -114,7 +114,7 @@ impl ThreadState {
             exit_epoch: None,
             exit_post: None,
         };
-        state.publish_segment();
+        publish_segment(state.segment());
         state.thread_ref.keep_reserve();
         crate::runtime::check_scope::join_group(&None);
         Some(state)
@@ -123,10 +123,6 @@ impl ThreadState {
     #[inline]
     pub fn segment(&self) -> Segment {
         Segment::new(self.slot, self.clock.get(self.slot))
-    }
-
-    fn publish_segment(&self) {
-        publish_segment(self.segment());
     }
 
     /// Ends the current segment: called after the thread's clock was published to a sync
@@ -201,7 +197,7 @@ impl ChildSeed {
             exit_epoch: None,
             exit_post: None,
         };
-        state.publish_segment();
+        publish_segment(state.segment());
         state.thread_ref.keep_reserve();
         STATE.with(|cell| *cell.borrow_mut() = Some(state));
     }

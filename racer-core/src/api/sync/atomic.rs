@@ -45,16 +45,17 @@ enum Effect {
 }
 
 /// The detector's part of an atomic: the release clock of its current value, the version that
-/// stamps that clock and locks it, and where the atomic was made.
+/// stamps that clock, the writers' lock, and where the atomic was made.
 ///
 /// Invariant: `version` is `stamp << SHIFT | WIDE | RELEASED | BUSY`. `BUSY` is set by the one
 /// thread that holds `writer` while it runs an operation with its clock update (see `lock`),
-/// and only that thread changes `version`; while `BUSY` is clear, `RELEASED` says whether the current value was written by a release (a releasing
-/// store or RMW, or a Relaxed one after a release fence of its thread) or by an RMW continuing
-/// such a release sequence, `clock` is then the join of the clocks released into that
-/// sequence, `WIDE` says whether `clock` has components beyond what a lock-free load reads, and
-/// the stamp names the present release clock: no two clocks an atomic ever has, nor those of
-/// two atomics, share a stamp, except that an atomic that never held a release has stamp 0.
+/// and only that thread changes `version`; while `BUSY` is clear, `RELEASED` says whether the
+/// current value was written by a release (a releasing store or RMW, or a Relaxed one after a
+/// release fence of its thread) or by an RMW continuing such a release sequence, `clock` is
+/// then the join of the clocks released into that sequence, `WIDE` says whether `clock` has
+/// components beyond what a lock-free load reads, and the stamp names the present release
+/// clock: no two clocks an atomic ever has, nor those of two atomics, share a stamp, except
+/// that an atomic that never held a release has stamp 0.
 /// When `RELEASED` is clear, `clock` is stale and ignored.
 ///
 /// Laid out after the real atomic (`repr(C)` here and `align(64)` on the atomic types): what a

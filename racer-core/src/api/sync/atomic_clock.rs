@@ -90,12 +90,9 @@ impl AtomicClock {
         let rest = &mut *self.rest.get();
         let theirs = epochs.get(WORDS..).unwrap_or(&[]);
         if theirs.is_empty() && (join || rest.is_empty()) {
-            return; // a narrow clock, and nothing beyond `WORDS` to keep or clear
+            return; // a narrow clock, and nothing beyond `WORDS` to keep or clear: most stores
         }
-        // `rest` is on the atomic's second cache line, beside what every load reads (where the
-        // atomic was made): written only when it changes, that line is never pulled away from
-        // the readers of a narrow clock.
-        if !join && !rest.is_empty() {
+        if !join {
             rest.clear();
         }
         if theirs.len() > rest.len() {
