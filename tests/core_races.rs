@@ -168,6 +168,118 @@ fn no_race_mutex_protected() {
     assert!(report.is_empty(), "{report}");
 }
 
+/// A thread that takes a lock back with nobody in between stays in one segment; an unlocked
+/// access by another thread still races with what it did under the lock, both times.
+#[test]
+fn an_unlocked_access_races_with_a_lock_retaken_by_one_thread() {
+    let mut lines = (0, 0);
+    let report = racer::check(|| {
+        let lock = Arc::new(Mutex::new(()));
+        let cell = Arc::new(Shared::new(0u64));
+        let (l, c1, c2) = (lock.clone(), cell.clone(), cell.clone());
+        lines = one_then_other(
+            "locker",
+            move || {
+                let line = line!() + 3;
+                for _ in 0..3 {
+                    let _g = l.lock().unwrap();
+                    c1.with_mut(|p| unsafe { *p += 1 });
+                }
+                line
+            },
+            "unlocked",
+            move || { c2.with(|p| unsafe { *p }); line!() },
+        );
+    });
+    let race = only_race(&report);
+    assert_eq!(race.kind(), RaceKind::Flow);
+    assert_access(race.previous(), AccessKind::Write, "locker", lines.0);
+    assert_access(race.current(), AccessKind::Read, "unlocked", lines.1);
+}
+
+/// A release between an unlock and the relock (here an atomic store) publishes the segment
+/// after the unlock: the relock must not take the thread back to the segment it posted at
+/// the unlock, or a thread that acquired the release would seem ordered after the write that
+/// follows the relock.
+#[test]
+fn a_release_between_unlock_and_relock_ends_the_locked_segment() {
+    use racer::sync::atomic::{AtomicBool, Ordering};
+    let mut lines = (0, 0);
+    let report = racer::check(|| {
+        let lock = Arc::new(Mutex::new(()));
+        let cell = Arc::new(Shared::new(0u64));
+        let flag = Arc::new(AtomicBool::new(false));
+        let (l, c1, c2, f1, f2) = (lock.clone(), cell.clone(), cell.clone(), flag.clone(), flag.clone());
+        lines = one_then_other(
+            "writer",
+            move || {
+                drop(l.lock().unwrap());
+                f1.store(true, Ordering::Release);
+                let _g = l.lock().unwrap();
+                c1.with_mut(|p| unsafe { *p = 1 });
+                line!() - 1
+            },
+            "reader",
+            move || {
+                assert!(f2.load(Ordering::Acquire));
+                c2.with(|p| unsafe { *p });
+                line!() - 1
+            },
+        );
+    });
+    let race = only_race(&report);
+    assert_eq!(race.kind(), RaceKind::Flow);
+    assert_access(race.previous(), AccessKind::Write, "writer", lines.0);
+    assert_access(race.current(), AccessKind::Read, "reader", lines.1);
+}
+
+/// Retaking a lock that another thread took in between joins that thread's post: what it did
+/// under the lock is ordered before, and an access after the unlock is not.
+#[test]
+fn a_lock_taken_by_another_in_between_orders_only_what_it_covered() {
+    let mut lines = (0, 0);
+    let report = racer::check(|| {
+        let lock = Arc::new(Mutex::new(()));
+        let (guarded, loose) = (Arc::new(Shared::new(0u64)), Arc::new(Shared::new(0u64)));
+        let (l1, l2) = (lock.clone(), lock.clone());
+        let (g1, g2, o1, o2) = (guarded.clone(), guarded.clone(), loose.clone(), loose.clone());
+        let (first_done, first_wait) = std_mpsc::channel::<()>();
+        let (second_done, second_wait) = std_mpsc::channel::<()>();
+        let (third_done, third_wait) = std_mpsc::channel::<()>();
+        let a = named("a", move || {
+            {
+                let _g = l1.lock().unwrap();
+                g1.with_mut(|p| unsafe { *p += 1 });
+            }
+            first_done.send(()).unwrap();
+            second_wait.recv().unwrap();
+            o1.with_mut(|p| unsafe { *p = 1 }); // after the unlock: not covered by it
+            let line = line!() - 1;
+            third_done.send(()).unwrap();
+            let _g = l1.lock().unwrap();
+            g1.with_mut(|p| unsafe { *p += 1 });
+            line
+        });
+        let b = named("b", move || {
+            first_wait.recv().unwrap();
+            {
+                let _g = l2.lock().unwrap();
+                g2.with_mut(|p| unsafe { *p += 1 });
+            }
+            second_done.send(()).unwrap();
+            // `a` wrote `loose` after the unlock this thread's lock followed, in time only.
+            third_wait.recv().unwrap();
+            o2.with(|p| unsafe { *p });
+            line!() - 1
+        });
+        lines = (a.join().unwrap(), b.join().unwrap());
+    });
+    let race = only_race(&report);
+    assert_eq!(race.kind(), RaceKind::Flow);
+    assert_access(race.previous(), AccessKind::Write, "a", lines.0);
+    assert_access(race.current(), AccessKind::Read, "b", lines.1);
+}
+
 #[test]
 fn missing_lock_on_one_path_is_found() {
     let mut line = 0;

@@ -14,9 +14,9 @@ fn slow() -> u64 {
 #[test]
 fn read_modify_write_in_a_segment_misses_twice() {
     let cell = Shared::new(0u64);
-    let lock = Mutex::new(());
     for round in 0..3 {
-        let _held = lock.lock().unwrap(); // a new segment
+        let lock = Mutex::new(());
+        let _held = lock.lock().unwrap(); // a new segment: the last ended at the last unlock
         let before = slow();
         for _ in 0..1000 {
             unsafe { cell.set(cell.get() + 1) };
@@ -56,4 +56,63 @@ fn reads_after_other_readers_do_not_evict_the_write() {
         unsafe { cell.set(cell.get() + 1) };
     }
     assert_eq!(slow() - before, 2);
+}
+
+/// A thread that takes a lock back with nobody having taken it in between is still in the
+/// segment it posted at the unlock: nobody heard of that post, so its accesses are hits.
+#[test]
+fn retaking_a_lock_nobody_else_took_keeps_the_segment() {
+    let cell = Shared::new(0u64);
+    let lock = Mutex::new(());
+    let before = slow();
+    for _ in 0..1000 {
+        let _held = lock.lock().unwrap();
+        unsafe { cell.set(cell.get() + 1) };
+    }
+    assert_eq!(slow() - before, 2, "the first round's read and write only");
+}
+
+/// The segment after an unlock starts when the thread next uses its clock: an access before
+/// the lock is taken back is in a new segment, and so is everything after it.
+#[test]
+fn an_access_between_unlock_and_relock_starts_the_new_segment() {
+    let (cell, other) = (Shared::new(0u64), Shared::new(0u64));
+    let lock = Mutex::new(());
+    drop(lock.lock().unwrap());
+    unsafe { cell.set(1) };
+    let before = slow();
+    drop(lock.lock().unwrap());
+    unsafe { other.set(1) }; // the unlock's segment is due: a miss, and a new segment
+    let _held = lock.lock().unwrap(); // not the segment posted: that one ended
+    unsafe { cell.set(2) };
+    assert_eq!(slow() - before, 2);
+}
+
+/// Another thread took the lock in between: its post is the lock's last, and the thread
+/// that takes the lock back starts a new segment.
+#[test]
+fn a_lock_another_thread_took_in_between_starts_a_new_segment() {
+    let cell = std::sync::Arc::new(Shared::new(0u64));
+    let lock = std::sync::Arc::new(Mutex::new(()));
+    let (took, taken) = std::sync::mpsc::channel();
+    {
+        let _held = lock.lock().unwrap();
+        unsafe { cell.set(cell.get() + 1) };
+    }
+    let (l, c) = (lock.clone(), cell.clone());
+    // Ordered by the lock only; the std channel (invisible to racer) just waits for it.
+    let other = racer::thread::spawn(move || {
+        let _held = l.lock().unwrap();
+        unsafe { c.set(c.get() + 1) };
+        drop(_held);
+        took.send(()).unwrap();
+    });
+    taken.recv().unwrap();
+    let before = slow();
+    {
+        let _held = lock.lock().unwrap();
+        unsafe { cell.set(cell.get() + 1) };
+    }
+    assert_eq!(slow() - before, 2, "a new segment: its first read and first write miss");
+    other.join().unwrap();
 }

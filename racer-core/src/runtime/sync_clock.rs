@@ -7,7 +7,7 @@
 
 use crate::base::lock::Mutex;
 
-use crate::model::clock::{Epoch, VectorClock};
+use crate::model::clock::{Epoch, Segment, VectorClock};
 use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::{with_current, ExitPost, ThreadState};
 
@@ -54,11 +54,18 @@ impl ExitPost for SyncClock {
 /// itself orders every access, so the clock needs no lock of its own (two atomic operations
 /// fewer per lock and per unlock than a [`SyncClock`]).
 ///
-/// Invariant: as `SyncClock`'s; every access happens while the caller holds the lock whose
-/// clock this is.
+/// Invariant: as `SyncClock`'s; `last_post` is the segment whose post was the last made to
+/// the clock; every access happens while the caller holds the lock whose clock this is.
 #[derive(Debug, Default)]
 pub struct HeldClock {
-    clock: std::cell::UnsafeCell<VectorClock>,
+    clock: std::cell::UnsafeCell<LockClock>,
+}
+
+#[derive(Debug, Default)]
+struct LockClock {
+    clock: VectorClock,
+    /// `None` before the first post.
+    last_post: Option<Segment>,
 }
 
 // SAFETY: the clock is reached only through the unsafe methods below, whose callers hold the
@@ -67,7 +74,7 @@ unsafe impl Sync for HeldClock {}
 
 impl HeldClock {
     pub const fn new() -> HeldClock {
-        HeldClock { clock: std::cell::UnsafeCell::new(VectorClock::new()) }
+        HeldClock { clock: std::cell::UnsafeCell::new(LockClock { clock: VectorClock::new(), last_post: None }) }
     }
 
     /// The release of the lock by the calling thread, before it lets go.
@@ -76,12 +83,18 @@ impl HeldClock {
     /// The calling thread holds the lock whose clock this is.
     pub unsafe fn post(&self, event: SyncEvent) {
         // SAFETY: the caller holds the lock, so nobody else reaches the clock.
-        with_current(|t| post_into(unsafe { &mut *self.clock.get() }, t, event));
+        let lock = unsafe { &mut *self.clock.get() };
+        with_current(|t| {
+            lock.last_post = Some(t.segment());
+            post_into(&mut lock.clock, t, event);
+        });
     }
 
     /// The release of the lock by the calling thread, with the unlock itself (`unlock`) in
     /// the middle: the clock is published while the lock is held, and the thread's new segment
-    /// starts after it let go, so that the next holder does not wait for that.
+    /// is due after it let go. It starts when the thread next uses its clock, unless the thread
+    /// takes the lock back first with nobody in between (see `wait`): a loop that re-takes a
+    /// lock nobody else wants stays in one segment, and its accesses hit the cells' caches.
     ///
     /// # Safety
     /// The calling thread holds the lock whose clock this is, and `unlock` lets it go.
@@ -89,12 +102,14 @@ impl HeldClock {
         let mut unlock = Some(unlock);
         with_current(|t| {
             // SAFETY: the caller holds the lock until `unlock` runs.
-            unsafe { (*self.clock.get()).join(&t.clock) };
+            let lock = unsafe { &mut *self.clock.get() };
+            lock.last_post = Some(t.segment());
+            lock.clock.join(t.clock());
             if let Some(unlock) = unlock.take() {
                 unlock();
             }
             t.note_sync(event);
-            t.tick();
+            t.tick_when_used();
         });
         // During thread-local teardown: unchecked.
         if let Some(unlock) = unlock {
@@ -108,15 +123,23 @@ impl HeldClock {
     /// The calling thread holds the lock whose clock this is.
     pub unsafe fn wait(&self, event: SyncEvent) {
         // SAFETY: as in `post`.
-        with_current(|t| wait_on(unsafe { &*self.clock.get() }, t, event));
+        let lock = unsafe { &*self.clock.get() };
+        with_current(|t| {
+            // The thread's own post, that nobody took: the lock's clock is the thread's own
+            // at that post, and nothing new.
+            if !lock.last_post.is_some_and(|posted| t.resume_segment(posted)) {
+                t.clock_mut().join(&lock.clock);
+            }
+            t.note_sync(event);
+        });
     }
 }
 
 /// A post of thread `t` into an object's `clock`: the clock absorbs the thread's, then the
 /// thread starts a new segment. Returns the epoch posted.
 fn post_into(clock: &mut VectorClock, t: &mut ThreadState, event: SyncEvent) -> Epoch {
-    let posted = t.clock.get(t.slot);
-    clock.join(&t.clock);
+    let posted = t.segment().epoch();
+    clock.join(t.clock());
     t.note_sync(event);
     t.tick();
     posted
@@ -124,6 +147,6 @@ fn post_into(clock: &mut VectorClock, t: &mut ThreadState, event: SyncEvent) -> 
 
 /// A wait of thread `t` on an object's `clock`: the thread's clock absorbs it.
 fn wait_on(clock: &VectorClock, t: &mut ThreadState, event: SyncEvent) {
-    t.clock.join(clock);
+    t.clock_mut().join(clock);
     t.note_sync(event);
 }

@@ -26,10 +26,17 @@ static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 /// The detector's view of one thread.
 ///
 /// Invariant: `clock.get(slot)` is the thread's current epoch, and `SEEN_KEY` (the fast-path
-/// copy) always equals `seen::key(Segment::new(slot, clock.get(slot)))`.
+/// copy) equals `seen::key(Segment::new(slot, clock.get(slot)))`, or `NO_KEY` while
+/// `next_segment_due`.
 pub struct ThreadState {
     pub slot: Slot,
-    pub clock: VectorClock,
+    /// Read through `clock()` and `clock_mut()`, which start a due segment first.
+    clock: VectorClock,
+    /// The current epoch was posted when the thread let go of a lock, and the next segment has
+    /// not started yet. It starts at the thread's next use of its clock or segment, unless the
+    /// thread first takes that lock again with nobody having taken it in between
+    /// (`resume_segment`): nobody then knows of the post, and the segment simply goes on.
+    next_segment_due: bool,
     /// Who the thread is; access records keep copies of this handle.
     pub thread_ref: ThreadRef,
     /// The `racer::check` this thread reports to, if any.
@@ -105,9 +112,10 @@ impl ThreadState {
             spawned_at: None,
             foreign: !is_main_thread(),
         });
-        let state = ThreadState {
+        let mut state = ThreadState {
             slot,
             clock,
+            next_segment_due: false,
             thread_ref: ThreadRef::new(info),
             scope: None,
             recent_syncs: RecentSyncEvents::new(None),
@@ -120,17 +128,66 @@ impl ThreadState {
         Some(state)
     }
 
+    /// The current segment (a due one starts first).
     #[inline]
-    pub fn segment(&self) -> Segment {
+    pub fn segment(&mut self) -> Segment {
+        self.start_due_segment();
         Segment::new(self.slot, self.clock.get(self.slot))
+    }
+
+    /// The thread's vector clock (a due segment starts first).
+    #[inline]
+    pub fn clock(&mut self) -> &VectorClock {
+        self.start_due_segment();
+        &self.clock
+    }
+
+    /// The thread's vector clock, to join others into (a due segment starts first).
+    #[inline]
+    pub fn clock_mut(&mut self) -> &mut VectorClock {
+        self.start_due_segment();
+        &mut self.clock
     }
 
     /// Ends the current segment: called after the thread's clock was published to a sync
     /// object (a post).
     #[inline]
     pub fn tick(&mut self) {
+        self.next_segment_due = false;
         let epoch = self.clock.tick(self.slot);
         publish_segment(Segment::new(self.slot, epoch));
+    }
+
+    /// Ends the current segment after a lock's release posted it, but starts the next one
+    /// only when the thread next uses its clock (see `next_segment_due`). Meanwhile no access
+    /// is taken for the ended segment's: every access goes through its cell's state, which
+    /// starts the new segment.
+    #[inline]
+    pub fn tick_when_used(&mut self) {
+        self.next_segment_due = true;
+        let _ = SEEN_KEY.try_with(|s| s.set(crate::runtime::seen_key::NO_KEY));
+    }
+
+    #[inline]
+    fn start_due_segment(&mut self) {
+        if self.next_segment_due {
+            self.tick();
+        }
+    }
+
+    /// The re-acquisition of a lock whose clock's last post is `posted`: if that was this
+    /// thread's post that ended its current segment, and its next segment has not started,
+    /// nobody has heard of that post. The segment goes on, and true is returned: the lock's
+    /// clock (the thread's own at the post) has nothing new to join.
+    #[inline]
+    pub fn resume_segment(&mut self, posted: Segment) -> bool {
+        let current = Segment::new(self.slot, self.clock.get(self.slot));
+        if !self.next_segment_due || posted != current {
+            return false;
+        }
+        self.next_segment_due = false;
+        publish_segment(current);
+        true
     }
 
     #[inline]
@@ -148,6 +205,7 @@ impl ThreadState {
     /// (the post), and starts a new segment here. `None` when no slot is left: the child then
     /// runs unchecked.
     pub fn fork(&mut self, name: Option<String>, spawned_at: StackId, site: &'static Location<'static>) -> Option<ChildSeed> {
+        self.start_due_segment();
         let (slot, epoch) = take_slot(Some(&self.clock))?;
         let mut clock = self.clock.clone();
         clock.set(slot, epoch);
@@ -188,9 +246,10 @@ impl ChildSeed {
 
     /// The child side of a spawn: installs the state on the calling (new) thread.
     pub fn install(self) {
-        let state = ThreadState {
+        let mut state = ThreadState {
             slot: self.slot,
             clock: self.clock,
+            next_segment_due: false,
             thread_ref: ThreadRef::new(self.info),
             scope: self.scope,
             recent_syncs: RecentSyncEvents::new(Some(self.spawn_event)),
@@ -217,6 +276,7 @@ static ENDED_UNSPAWNED: Mutex<VectorClock> = Mutex::new(VectorClock::new());
 
 impl Drop for ThreadState {
     fn drop(&mut self) {
+        self.start_due_segment();
         if let Some((clock, event)) = self.exit_post.take() {
             let posted = clock.post_exit(self, event);
             self.exited(posted);

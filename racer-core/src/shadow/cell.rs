@@ -130,8 +130,8 @@ impl CellMeta {
                     let before = (!is_new).then(|| stats::Footprint::of(cell, number));
                     let mut race = |k: RaceKind, prev: &Record| found.push((k, prev.clone()));
                     match kind {
-                        AccessKind::Read => cell.read(cur, &t.clock, &mut race),
-                        AccessKind::Write => cell.write(cur, &t.clock, &mut race),
+                        AccessKind::Read => cell.read(cur, t.clock(), &mut race),
+                        AccessKind::Write => cell.write(cur, t.clock(), &mut race),
                     }
                     self.seen.remember(kind, seen::key(cur.segment), number);
                     (before, stats::Footprint::of(cell, number))
@@ -177,7 +177,7 @@ impl CellMeta {
         }
         let races = with_current(|t| {
             let mut found: Vec<(RaceKind, Record)> = Vec::new();
-            cell.policy().check_write(&t.clock, &mut |k, prev| found.push((k, prev.clone())));
+            cell.policy().check_write(t.clock(), &mut |k, prev| found.push((k, prev.clone())));
             if found.is_empty() {
                 return None;
             }

@@ -75,8 +75,8 @@ pub fn access(kind: AccessKind, start: usize, len: usize, site: &'static Locatio
                 }
             };
             match kind {
-                AccessKind::Read => state.policy_mut().read(&cur, &t.clock, &mut race),
-                AccessKind::Write => state.policy_mut().write(&cur, &t.clock, &mut race),
+                AccessKind::Read => state.policy_mut().read(&cur, t.clock(), &mut race),
+                AccessKind::Write => state.policy_mut().write(&cur, t.clock(), &mut race),
             }
         }
         (found, cur, t.scope.clone())

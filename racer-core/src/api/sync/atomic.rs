@@ -166,7 +166,7 @@ impl AtomicSync {
         let created = Some(self.created);
         with_current(|t| {
             if acquires(order) {
-                t.clock.join_epochs(words);
+                t.clock_mut().join_epochs(words);
                 t.note_sync(SyncEvent { op: "loading", object, created, at });
             } else {
                 note_relaxed_read_epochs(words);
@@ -283,7 +283,7 @@ impl AtomicSync {
             return;
         }
         if acquire {
-            self.clock.join_into(&mut t.clock);
+            self.clock.join_into(t.clock_mut());
         } else {
             note_relaxed_read(&self.clock.to_vector());
         }
@@ -296,10 +296,10 @@ impl AtomicSync {
     ///
     /// # Safety
     /// The caller holds the lock.
-    unsafe fn write(&self, t: &ThreadState, release: bool, rmw: bool, released: &mut bool) -> bool {
+    unsafe fn write(&self, t: &mut ThreadState, release: bool, rmw: bool, released: &mut bool) -> bool {
         let continues = rmw && *released;
         if release {
-            self.clock.store(&t.clock, continues);
+            self.clock.store(t.clock(), continues);
             *released = true;
             true
         } else {

@@ -64,7 +64,7 @@ impl Barrier {
         let number = {
             let mut g = self.sync.clock.lock();
             with_current(|t| {
-                g.filling.arrivals.join(&t.clock);
+                g.filling.arrivals.join(t.clock());
                 t.note_sync(self.sync.event("arriving at", at));
                 t.tick();
             });
@@ -84,7 +84,7 @@ impl Barrier {
         let mut g = self.sync.clock.lock();
         if let Some(i) = g.full.iter().position(|f| f.number == number) {
             with_current(|t| {
-                t.clock.join(&g.full[i].arrivals);
+                t.clock_mut().join(&g.full[i].arrivals);
                 t.note_sync(self.sync.event("leaving", at));
             });
             g.full[i].staying -= 1;

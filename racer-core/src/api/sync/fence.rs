@@ -85,13 +85,13 @@ pub fn fence(order: Ordering) {
         let _ = FENCES.try_with(|f| {
             let Ok(mut f) = f.try_borrow_mut() else { return };
             if acquires(order) {
-                t.clock.join(&f.read_relaxed);
+                t.clock_mut().join(&f.read_relaxed);
                 t.note_sync(SyncEvent { op: "calling", object: "fence(Acquire)", created: None, at });
             }
             if releases(order) {
                 match &mut f.released {
-                    Some(clock) => clock.assign(&t.clock),
-                    None => f.released = Some(t.clock.clone()),
+                    Some(clock) => clock.assign(t.clock()),
+                    None => f.released = Some(t.clock().clone()),
                 }
                 t.note_sync(SyncEvent { op: "calling", object: "fence(Release)", created: None, at });
                 t.tick();

@@ -98,7 +98,7 @@ impl Ends {
     /// rendezvous, a slot to hand the receiver's clock back through).
     fn wrap<T>(&self, value: T, rendezvous: bool, at: &'static Location<'static>) -> (Message<T>, Option<Arc<HandbackSlot>>) {
         let clock = with_current(|t| {
-            let clock = t.clock.clone();
+            let clock = t.clock().clone();
             t.note_sync(self.sync.event("sending on", at));
             t.tick();
             clock
@@ -114,11 +114,11 @@ impl Ends {
         let Message { value, clock, handback } = message;
         let back = with_current(|t| {
             if let Some(clock) = &clock {
-                t.clock.join(clock);
+                t.clock_mut().join(clock);
                 t.note_sync(self.sync.event("receiving from", at));
             }
             handback.is_some().then(|| {
-                let back = t.clock.clone();
+                let back = t.clock().clone();
                 t.tick();
                 back
             })
@@ -133,7 +133,7 @@ impl Ends {
     fn handed_back(&self, slot: Option<Arc<HandbackSlot>>, at: &'static Location<'static>) {
         if let Some(clock) = slot.and_then(|slot| slot.wait()) {
             with_current(|t| {
-                t.clock.join(&clock);
+                t.clock_mut().join(&clock);
                 t.note_sync(self.sync.event("handing over on", at));
             });
         }
