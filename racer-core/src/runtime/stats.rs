@@ -10,7 +10,6 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use crate::base::lock::Mutex;
 
@@ -83,20 +82,25 @@ impl ThreadSums {
     }
 }
 
-/// Every thread's sums. Invariant: the statistics are `ended` plus the sums of every thread in
-/// `live`; a thread moves its sums from `live` to `ended` under the lock when it ends.
+/// Every thread's sums. Invariant: the statistics are `orphaned` plus the sums of every entry
+/// in `all`. An entry is written by at most one thread at a time: the thread it is lent to
+/// (handed over under the lock), or nobody while it is in `free`. A thread that ends gives its
+/// entry back with its sums in it, and the next thread adds to them: the entries are as many
+/// as the threads that ever ran at once, and need no adding up when a thread ends.
 struct Registry {
-    live: Vec<Arc<ThreadSums>>,
-    ended: [Sums; 3],
+    all: Vec<&'static ThreadSums>,
+    free: Vec<&'static ThreadSums>,
+    /// Changes made by threads whose thread-locals are gone.
+    orphaned: [Sums; 3],
 }
 
-static REGISTRY: Mutex<Registry> = Mutex::new(Registry { live: Vec::new(), ended: [[0; 3]; 3] });
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry { all: Vec::new(), free: Vec::new(), orphaned: [[0; 3]; 3] });
 
 impl Registry {
     /// Per algorithm, the sums now; also takes a sample of the peak.
     fn totals(&self) -> [Sums; 3] {
-        let mut totals = self.ended;
-        for sums in &self.live {
+        let mut totals = self.orphaned;
+        for sums in &self.all {
             (0..3).for_each(|i| add(&mut totals[i], sums.get(i)));
         }
         for (peak, total) in PEAK_SEGMENTS.iter().zip(&totals) {
@@ -136,53 +140,64 @@ fn algorithm_index(algorithm: u8) -> usize {
     index(algorithm).expect("a cell state runs algorithm 3, 4 or 5")
 }
 
-/// A thread's entry in `REGISTRY`, made when it first records a change.
-struct Registered {
-    sums: Arc<ThreadSums>,
-    changes: Cell<usize>,
-}
-
 /// The peak is sampled every `PEAK_SAMPLE` changes of each thread, when a thread ends and on
 /// every `stats` call.
 const PEAK_SAMPLE: usize = 256;
 
-impl Registered {
-    fn new() -> Registered {
-        let sums = Arc::new(ThreadSums::default());
-        REGISTRY.lock().live.push(sums.clone());
-        Registered { sums, changes: Cell::new(0) }
-    }
-}
-
-impl Drop for Registered {
-    fn drop(&mut self) {
-        let mut registry = REGISTRY.lock();
-        registry.live.retain(|s| !Arc::ptr_eq(s, &self.sums));
-        (0..3).for_each(|i| add(&mut registry.ended[i], self.sums.get(i)));
-        registry.totals();
-    }
-}
-
 thread_local! {
-    static MINE: Registered = Registered::new();
+    /// The entry lent to this thread (see `Registry`): no destructor, so one thread-local read.
+    static MINE: Cell<Option<&'static ThreadSums>> = const { Cell::new(None) };
+    static CHANGES: Cell<usize> = const { Cell::new(0) };
+    /// Gives the entry back when the thread ends; registered with the entry.
+    static GIVE_BACK: GiveBack = const { GiveBack };
+}
+
+struct GiveBack;
+
+impl Drop for GiveBack {
+    fn drop(&mut self) {
+        if let Some(mine) = MINE.try_with(Cell::take).ok().flatten() {
+            let mut registry = REGISTRY.lock();
+            registry.free.push(mine);
+            registry.totals();
+        }
+    }
+}
+
+/// Lends the calling thread an entry; `None` once its thread-locals are being destroyed.
+#[cold]
+fn lend() -> Option<&'static ThreadSums> {
+    GIVE_BACK.try_with(|_| ()).ok()?;
+    let mine = {
+        let mut registry = REGISTRY.lock();
+        registry.free.pop().unwrap_or_else(|| {
+            let sums: &'static ThreadSums = Box::leak(Box::default());
+            registry.all.push(sums);
+            sums
+        })
+    };
+    MINE.try_with(|m| m.set(Some(mine))).ok()?;
+    Some(mine)
 }
 
 fn record(algorithm: usize, change: Sums) {
-    let mine = MINE.try_with(|mine| {
-        for (sum, delta) in mine.sums.0[algorithm].iter().zip(change) {
-            // Only this thread writes its sums.
-            sum.store(sum.load(Ordering::Relaxed) + delta, Ordering::Relaxed);
-        }
-        mine.changes.set(mine.changes.get() + 1);
-        if mine.changes.get() % PEAK_SAMPLE == 0 {
-            REGISTRY.lock().totals();
-        }
-    });
-    if mine.is_err() {
+    let Some(mine) = MINE.try_with(Cell::get).ok().flatten().or_else(lend) else {
         // The thread is ending and its entry is gone.
         let mut registry = REGISTRY.lock();
-        add(&mut registry.ended[algorithm], change);
+        add(&mut registry.orphaned[algorithm], change);
         registry.totals();
+        return;
+    };
+    for (sum, delta) in mine.0[algorithm].iter().zip(change) {
+        // Only this thread writes its entry.
+        sum.store(sum.load(Ordering::Relaxed) + delta, Ordering::Relaxed);
+    }
+    let changes = CHANGES.try_with(|c| {
+        c.set(c.get() + 1);
+        c.get()
+    });
+    if changes.is_ok_and(|n| n % PEAK_SAMPLE == 0) {
+        REGISTRY.lock().totals();
     }
 }
 

@@ -156,6 +156,13 @@ impl AtomicSync {
                 return value;
             }
         }
+        self.load_locked(object, at, order, op)
+    }
+
+    /// A load under the lock: out of line, so that the lock-free load stays small.
+    #[cold]
+    #[inline(never)]
+    fn load_locked<R>(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> R {
         self.locked(object, at, op, |_| Effect::Load(order))
     }
 
@@ -175,9 +182,8 @@ impl AtomicSync {
         });
     }
 
-    /// A read-modify-write: without the lock when it can change no clock and needs none (all
-    /// its orderings Relaxed, no release fence of the thread, and a value no release wrote),
-    /// else under the lock (see `locked`).
+    /// A read-modify-write: without the lock when it can change no clock and needs none (see
+    /// `lock_free_rmw_version`), else under the lock (see `locked`).
     #[inline]
     fn rmw<R>(
         &self,
@@ -188,19 +194,32 @@ impl AtomicSync {
         effect: impl FnOnce(&R) -> Effect,
     ) -> R {
         if relaxed {
-            let before = self.version.load(std::sync::atomic::Ordering::Acquire);
-            if before & (BUSY | RELEASED) == 0 && !has_fence_release() {
-                // A Relaxed RMW continues a release sequence as it finds it: whatever came
-                // before it, the release state stays as it is.
-                let result = op();
-                std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-                if self.version.load(std::sync::atomic::Ordering::Relaxed) != before {
-                    self.note_after_release();
-                }
-                return result;
+            if let Some(before) = self.lock_free_rmw_version() {
+                return self.lock_free_rmw(before, op);
             }
         }
         self.locked(object, at, op, effect)
+    }
+
+    /// The version, if a Relaxed RMW (all its orderings Relaxed) may now run without the lock:
+    /// no write in progress, a value no release wrote, and no release fence of the thread.
+    #[inline]
+    fn lock_free_rmw_version(&self) -> Option<u64> {
+        let before = self.version.load(std::sync::atomic::Ordering::Acquire);
+        (before & (BUSY | RELEASED) == 0 && !has_fence_release()).then_some(before)
+    }
+
+    /// A Relaxed RMW `op` without the lock, at version `before` (see `lock_free_rmw_version`).
+    /// It continues a release sequence as it finds it: whatever came before it, the release
+    /// state stays as it is.
+    #[inline]
+    fn lock_free_rmw<R>(&self, before: u64, op: impl FnOnce() -> R) -> R {
+        let result = op();
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        if self.version.load(std::sync::atomic::Ordering::Relaxed) != before {
+            self.note_after_release();
+        }
+        result
     }
 
     /// A lock-free Relaxed RMW met a release made while it ran, so the value it read may carry
@@ -436,19 +455,25 @@ macro_rules! common_methods {
             self.exchange(current, success, failure, || self.inner.compare_exchange_weak(current, new, success, failure))
         }
 
-        /// A compare-exchange expecting `current`, whose real instruction is `op`: first the
-        /// lock-free check of `fails_at`, then `op` as an RMW that acquires or releases as it
+        /// A compare-exchange expecting `current`, whose real instruction is `op`: a Relaxed
+        /// one that can run without the lock at once, else first the lock-free check of
+        /// `fails_at`, then `op` as an RMW that acquires or releases as it
         /// succeeded or failed.
         #[inline]
         #[track_caller]
         fn exchange(&self, current: $v, success: Ordering, failure: Ordering, op: impl FnOnce() -> Result<$v, $v>) -> Result<$v, $v> {
+            let relaxed = success == Ordering::Relaxed && failure == Ordering::Relaxed;
+            // A Relaxed one that needs no lock needs no look first either.
+            if let Some(before) = relaxed.then(|| self.sync.lock_free_rmw_version()).flatten() {
+                return self.sync.lock_free_rmw(before, op);
+            }
             if let Some(seen) = self.fails_at(current, failure) {
                 return Err(seen);
             }
             self.sync.rmw(
                 $name,
                 Location::caller(),
-                success == Ordering::Relaxed && failure == Ordering::Relaxed,
+                relaxed,
                 op,
                 |r| if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) },
             )
