@@ -75,53 +75,63 @@ impl SyncEvent {
     }
 }
 
-/// A thread's last two sync events, with their interned ids once asked for: a loop mostly
-/// alternates two (a wait and a post), and then both ids stay known.
+/// A thread's last sync event, and the interned ids of the last two distinct events asked for.
+/// Noting an event is a copy of it; its id is looked up only when an access record asks, and a
+/// loop that alternates two events (a wait and a post) then finds both ids known.
 ///
-/// Invariant: `events[last]` is the thread's last sync event (or `None` before any), the other
-/// entry the distinct one before it; an id, once set, is its event's.
+/// Invariant: `last` is the thread's last sync event (or `None` before any), `last_id` is its
+/// id once looked up; each entry of `known` is an event with its interned id, and `known[mru]`
+/// the one looked up last.
 #[derive(Debug)]
 pub struct RecentSyncEvents {
-    events: [Option<(SyncEvent, Option<SyncEventId>)>; 2],
-    last: usize,
+    last: Option<SyncEvent>,
+    last_id: Option<SyncEventId>,
+    known: [Option<(SyncEvent, SyncEventId)>; 2],
+    mru: usize,
 }
 
 impl RecentSyncEvents {
     /// `first` as the only event so far.
     pub fn new(first: Option<SyncEvent>) -> RecentSyncEvents {
-        RecentSyncEvents { events: [first.map(|e| (e, None)), None], last: 0 }
+        RecentSyncEvents { last: first, last_id: None, known: [None; 2], mru: 0 }
     }
 
-    /// `event` is now the last. Switching between the two kept events moves nothing.
+    /// `event` is now the last.
     #[inline]
     pub fn note(&mut self, event: SyncEvent) {
-        let same = |noted: &Option<(SyncEvent, Option<SyncEventId>)>| noted.is_some_and(|(e, _)| e.same_as(&event));
-        if same(&self.events[self.last]) {
-            return;
-        }
-        self.last ^= 1;
-        if !same(&self.events[self.last]) {
-            self.events[self.last] = Some((event, None));
-        }
+        self.last = Some(event);
+        self.last_id = None;
     }
 
     /// The interned last event, for an access record.
     #[inline]
     pub fn last_id(&mut self) -> Option<SyncEventId> {
-        match &self.events[self.last] {
-            Some((_, Some(id))) => Some(*id),
-            Some((_, None)) => self.intern_last(),
-            None => None,
+        if self.last_id.is_none() {
+            self.last_id = self.look_up();
         }
+        self.last_id
+    }
+
+    fn look_up(&mut self) -> Option<SyncEventId> {
+        let event = self.last?;
+        for (i, known) in self.known.iter().enumerate() {
+            if let Some((e, id)) = known {
+                if e.same_as(&event) {
+                    self.mru = i;
+                    return Some(*id);
+                }
+            }
+        }
+        Some(self.intern_last(event))
     }
 
     #[cold]
     #[inline(never)]
-    fn intern_last(&mut self) -> Option<SyncEventId> {
-        let (event, id) = self.events[self.last].as_mut()?;
-        let interned = event.intern();
-        *id = Some(interned);
-        Some(interned)
+    fn intern_last(&mut self, event: SyncEvent) -> SyncEventId {
+        let id = event.intern();
+        self.mru ^= 1;
+        self.known[self.mru] = Some((event, id));
+        id
     }
 }
 

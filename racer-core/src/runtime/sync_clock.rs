@@ -55,7 +55,10 @@ impl ExitPost for SyncClock {
 /// fewer per lock and per unlock than a [`SyncClock`]).
 ///
 /// Invariant: as `SyncClock`'s; `last_post` is the segment whose post was the last made to
-/// the clock; every access happens while the caller holds the lock whose clock this is.
+/// the clock, and `posted_clock` the name of the poster's clock at that post (see
+/// `ThreadState::clock_name`), which the lock's clock then equals: the poster held the lock,
+/// so its clock had joined the lock's. Every access happens while the caller holds the lock
+/// whose clock this is.
 #[derive(Debug, Default)]
 pub struct HeldClock {
     clock: std::cell::UnsafeCell<LockClock>,
@@ -66,6 +69,7 @@ struct LockClock {
     clock: VectorClock,
     /// `None` before the first post.
     last_post: Option<Segment>,
+    posted_clock: Option<(Segment, u64)>,
 }
 
 // SAFETY: the clock is reached only through the unsafe methods below, whose callers hold the
@@ -74,7 +78,7 @@ unsafe impl Sync for HeldClock {}
 
 impl HeldClock {
     pub const fn new() -> HeldClock {
-        HeldClock { clock: std::cell::UnsafeCell::new(LockClock { clock: VectorClock::new(), last_post: None }) }
+        HeldClock { clock: std::cell::UnsafeCell::new(LockClock { clock: VectorClock::new(), last_post: None, posted_clock: None }) }
     }
 
     /// The release of the lock by the calling thread, before it lets go.
@@ -86,6 +90,7 @@ impl HeldClock {
         let lock = unsafe { &mut *self.clock.get() };
         with_current(|t| {
             lock.last_post = Some(t.segment());
+            lock.posted_clock = None;
             post_into(&mut lock.clock, t, event);
         });
     }
@@ -104,7 +109,13 @@ impl HeldClock {
             // SAFETY: the caller holds the lock until `unlock` runs.
             let lock = unsafe { &mut *self.clock.get() };
             lock.last_post = Some(t.segment());
-            lock.clock.join(t.clock());
+            // The lock's clock is this very clock when the thread posted it last and has not
+            // changed it since (a loop that re-takes the lock alone).
+            let name = Some(t.clock_name());
+            if lock.posted_clock != name {
+                lock.clock.join(t.clock());
+                lock.posted_clock = name;
+            }
             if let Some(unlock) = unlock.take() {
                 unlock();
             }

@@ -37,6 +37,9 @@ pub struct ThreadState {
     /// thread first takes that lock again with nobody having taken it in between
     /// (`resume_segment`): nobody then knows of the post, and the segment simply goes on.
     next_segment_due: bool,
+    /// Counts the changes of `clock` (each `clock_mut` and tick): two equal counts mean the
+    /// same clock.
+    clock_changes: u64,
     /// Who the thread is; access records keep copies of this handle.
     pub thread_ref: ThreadRef,
     /// The `racer::check` this thread reports to, if any.
@@ -116,6 +119,7 @@ impl ThreadState {
             slot,
             clock,
             next_segment_due: false,
+            clock_changes: 0,
             thread_ref: ThreadRef::new(info),
             scope: None,
             recent_syncs: RecentSyncEvents::new(None),
@@ -146,6 +150,7 @@ impl ThreadState {
     #[inline]
     pub fn clock_mut(&mut self) -> &mut VectorClock {
         self.start_due_segment();
+        self.clock_changes += 1;
         &mut self.clock
     }
 
@@ -154,6 +159,7 @@ impl ThreadState {
     #[inline]
     pub fn tick(&mut self) {
         self.next_segment_due = false;
+        self.clock_changes += 1;
         let epoch = self.clock.tick(self.slot);
         publish_segment(Segment::new(self.slot, epoch));
     }
@@ -173,6 +179,14 @@ impl ThreadState {
         if self.next_segment_due {
             self.tick();
         }
+    }
+
+    /// Names the thread's clock as it is now: equal names, equal clocks. The segment tells
+    /// the thread from any other (a reused slot's epochs go on from its last owner's), the
+    /// count of changes (`clock_changes`) the clock from the thread's earlier ones.
+    #[inline]
+    pub fn clock_name(&self) -> (Segment, u64) {
+        (Segment::new(self.slot, self.clock.get(self.slot)), self.clock_changes)
     }
 
     /// The re-acquisition of a lock whose clock's last post is `posted`: if that was this
@@ -250,6 +264,7 @@ impl ChildSeed {
             slot: self.slot,
             clock: self.clock,
             next_segment_due: false,
+            clock_changes: 0,
             thread_ref: ThreadRef::new(self.info),
             scope: self.scope,
             recent_syncs: RecentSyncEvents::new(Some(self.spawn_event)),
