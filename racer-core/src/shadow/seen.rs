@@ -70,6 +70,11 @@ impl SeenAccesses {
             AccessKind::Read => (key, !WRITE_BIT),
             AccessKind::Write => (key | WRITE_BIT, u64::MAX),
         };
+        // The key's home entry first (see `home`, written out for the unoptimised build):
+        // where `remember` puts it unless another thread's key is there.
+        if self.0[(key >> KEY_SLOT_SHIFT) as usize % ENTRIES].load(Ordering::Relaxed) & mask == e {
+            return true;
+        }
         // Written out, not `iter().any(..)`: this is inlined into the user's crate, whose test
         // builds do not optimise, and there an iterator and its closure are calls each.
         let [a, b, c, d] = &self.0;
