@@ -79,19 +79,28 @@ impl AtomicClock {
     ///
     /// # Safety
     /// The caller holds the owner's lock.
+    #[inline]
     pub(crate) unsafe fn store(&self, src: &VectorClock, join: bool) {
         let epochs = src.epochs();
-        let narrow: [Epoch; WORDS] = std::array::from_fn(|i| epochs.get(i).copied().unwrap_or(0));
-        for (word, theirs) in self.words.iter().zip(narrow) {
+        for (i, word) in self.words.iter().enumerate() {
+            let theirs = epochs.get(i).copied().unwrap_or(0);
             if !join || theirs > word.load(Relaxed) {
                 word.store(theirs, Relaxed);
             }
         }
-        let rest = &mut *self.rest.get();
-        let theirs = epochs.get(WORDS..).unwrap_or(&[]);
-        if theirs.is_empty() && (join || rest.is_empty()) {
-            return; // a narrow clock, and nothing beyond `WORDS` to keep or clear: most stores
+        // A narrow clock, and nothing beyond `WORDS` to keep or clear: most stores.
+        if epochs.len() > WORDS || !join && !(*self.rest.get()).is_empty() {
+            self.store_rest(epochs.get(WORDS..).unwrap_or(&[]), join);
         }
+    }
+
+    /// The components beyond `WORDS` of a store (see `store`).
+    ///
+    /// # Safety
+    /// The caller holds the owner's lock.
+    #[inline(never)]
+    unsafe fn store_rest(&self, theirs: &[Epoch], join: bool) {
+        let rest = &mut *self.rest.get();
         if !join {
             rest.clear();
         }
