@@ -56,14 +56,11 @@ impl SyncEvent {
     /// Equality by address: events are built from `'static` literals and `Location`s, so the
     /// same operation at the same site has the same pointers (and a miss only costs a lookup).
     pub fn same_as(&self, other: &SyncEvent) -> bool {
-        std::ptr::eq(self.op, other.op)
+        let created = |e: &SyncEvent| e.created.map_or(std::ptr::null(), |c| c as *const Location<'static>);
+        std::ptr::eq(self.at, other.at)
+            && std::ptr::eq(self.op, other.op)
             && std::ptr::eq(self.object, other.object)
-            && std::ptr::eq(self.at, other.at)
-            && match (self.created, other.created) {
-                (Some(a), Some(b)) => std::ptr::eq(a, b),
-                (None, None) => true,
-                _ => false,
-            }
+            && created(self) == created(other)
     }
 
     fn intern_globally(self) -> SyncEventId {
@@ -112,17 +109,19 @@ impl RecentSyncEvents {
         self.last_id
     }
 
+    #[inline]
     fn look_up(&mut self) -> Option<SyncEventId> {
-        let event = self.last?;
-        for (i, known) in self.known.iter().enumerate() {
-            if let Some((e, id)) = known {
-                if e.same_as(&event) {
+        let event = self.last.as_ref()?;
+        let mru = self.mru;
+        for i in [mru, mru ^ 1] {
+            if let Some((known, id)) = &self.known[i] {
+                if known.same_as(event) {
                     self.mru = i;
                     return Some(*id);
                 }
             }
         }
-        Some(self.intern_last(event))
+        Some(self.intern_last(*event))
     }
 
     #[cold]
