@@ -32,6 +32,14 @@ fn assert_access(a: &racer::Access, kind: AccessKind, thread: &str, line: u32) {
     assert!(!backtrace.contains("racer_rt::"), "racer's own frames are left out:\n{backtrace}");
 }
 
+/// The report holds one race: a write by `writer` at its line, then a parallel read by `reader`.
+fn assert_one_flow_race(report: &Report, writer: (&str, u32), reader: (&str, u32)) {
+    let race = only_race(report);
+    assert_eq!(race.kind(), RaceKind::Flow);
+    assert_access(race.previous(), AccessKind::Write, writer.0, writer.1);
+    assert_access(race.current(), AccessKind::Read, reader.0, reader.1);
+}
+
 /// Runs `first` on thread `a`, then (in time, not in happens-before) `second` on thread `b`.
 fn one_then_other(
     a: &str,
@@ -191,10 +199,7 @@ fn an_unlocked_access_races_with_a_lock_retaken_by_one_thread() {
             move || { c2.with(|p| unsafe { *p }); line!() },
         );
     });
-    let race = only_race(&report);
-    assert_eq!(race.kind(), RaceKind::Flow);
-    assert_access(race.previous(), AccessKind::Write, "locker", lines.0);
-    assert_access(race.current(), AccessKind::Read, "unlocked", lines.1);
+    assert_one_flow_race(&report, ("locker", lines.0), ("unlocked", lines.1));
 }
 
 /// A release between an unlock and the relock (here an atomic store) publishes the segment
@@ -227,10 +232,7 @@ fn a_release_between_unlock_and_relock_ends_the_locked_segment() {
             },
         );
     });
-    let race = only_race(&report);
-    assert_eq!(race.kind(), RaceKind::Flow);
-    assert_access(race.previous(), AccessKind::Write, "writer", lines.0);
-    assert_access(race.current(), AccessKind::Read, "reader", lines.1);
+    assert_one_flow_race(&report, ("writer", lines.0), ("reader", lines.1));
 }
 
 /// Retaking a lock that another thread took in between joins that thread's post: what it did
@@ -274,10 +276,7 @@ fn a_lock_taken_by_another_in_between_orders_only_what_it_covered() {
         });
         lines = (a.join().unwrap(), b.join().unwrap());
     });
-    let race = only_race(&report);
-    assert_eq!(race.kind(), RaceKind::Flow);
-    assert_access(race.previous(), AccessKind::Write, "a", lines.0);
-    assert_access(race.current(), AccessKind::Read, "b", lines.1);
+    assert_one_flow_race(&report, ("a", lines.0), ("b", lines.1));
 }
 
 #[test]
