@@ -7,9 +7,9 @@
 
 use crate::base::lock::Mutex;
 
-use crate::model::clock::{Epoch, Segment, VectorClock};
+use crate::model::clock::{Epoch, VectorClock};
 use crate::provenance::sync_event::SyncEvent;
-use crate::runtime::thread_state::{with_current, ExitPost, ThreadState};
+use crate::runtime::thread_state::{with_current, ClockName, ExitPost, ThreadState};
 
 /// A vector clock owned by a synchronisation object (a mutex, a join handle, a message...).
 ///
@@ -54,11 +54,10 @@ impl ExitPost for SyncClock {
 /// itself orders every access, so the clock needs no lock of its own (two atomic operations
 /// fewer per lock and per unlock than a [`SyncClock`]).
 ///
-/// Invariant: as `SyncClock`'s; `last_post` is the segment whose post was the last made to
-/// the clock, and `posted_clock` the name of the poster's clock at that post (see
-/// `ThreadState::clock_name`), which the lock's clock then equals: the poster held the lock,
-/// so its clock had joined the lock's. Every access happens while the caller holds the lock
-/// whose clock this is.
+/// Invariant: as `SyncClock`'s; `last_post` names the poster's clock at the last post made to
+/// the clock (see `ThreadState::clock_name`), which the lock's clock then equals: the poster
+/// held the lock, so its clock had joined the lock's. Every access happens while the caller
+/// holds the lock whose clock this is.
 #[derive(Debug, Default)]
 pub struct HeldClock {
     clock: std::cell::UnsafeCell<LockClock>,
@@ -68,8 +67,7 @@ pub struct HeldClock {
 struct LockClock {
     clock: VectorClock,
     /// `None` before the first post.
-    last_post: Option<Segment>,
-    posted_clock: Option<(Segment, u64)>,
+    last_post: Option<ClockName>,
 }
 
 // SAFETY: the clock is reached only through the unsafe methods below, whose callers hold the
@@ -78,7 +76,7 @@ unsafe impl Sync for HeldClock {}
 
 impl HeldClock {
     pub const fn new() -> HeldClock {
-        HeldClock { clock: std::cell::UnsafeCell::new(LockClock { clock: VectorClock::new(), last_post: None, posted_clock: None }) }
+        HeldClock { clock: std::cell::UnsafeCell::new(LockClock { clock: VectorClock::new(), last_post: None }) }
     }
 
     /// The release of the lock by the calling thread, before it lets go.
@@ -89,8 +87,7 @@ impl HeldClock {
         // SAFETY: the caller holds the lock, so nobody else reaches the clock.
         let lock = unsafe { &mut *self.clock.get() };
         with_current(|t| {
-            lock.last_post = Some(t.segment());
-            lock.posted_clock = None;
+            lock.last_post = Some(t.clock_name());
             post_into(&mut lock.clock, t, event);
         });
     }
@@ -108,13 +105,12 @@ impl HeldClock {
         with_current(|t| {
             // SAFETY: the caller holds the lock until `unlock` runs.
             let lock = unsafe { &mut *self.clock.get() };
-            lock.last_post = Some(t.segment());
             // The lock's clock is this very clock when the thread posted it last and has not
             // changed it since (a loop that re-takes the lock alone).
             let name = Some(t.clock_name());
-            if lock.posted_clock != name {
+            if lock.last_post != name {
                 lock.clock.join(t.clock());
-                lock.posted_clock = name;
+                lock.last_post = name;
             }
             if let Some(unlock) = unlock.take() {
                 unlock();
@@ -138,10 +134,11 @@ impl HeldClock {
         with_current(|t| {
             // The thread's own post, that nobody took: the lock's clock is the thread's own
             // at that post, and nothing new.
-            if !lock.last_post.is_some_and(|posted| t.resume_segment(posted)) {
-                t.clock_mut().join(&lock.clock);
+            if lock.last_post.is_some_and(|(posted, _)| t.resume_segment(posted)) {
+                t.note_sync(event);
+            } else {
+                wait_on(&lock.clock, t, event);
             }
-            t.note_sync(event);
         });
     }
 }

@@ -51,6 +51,10 @@ pub struct ThreadState {
     exit_post: Option<(Arc<dyn ExitPost>, SyncEvent)>,
 }
 
+/// A thread's clock as it was at one moment: its segment then, and how many times the clock
+/// had changed (see `ThreadState::clock_name`).
+pub type ClockName = (Segment, u64);
+
 /// Where a thread's exit is posted when its state is dropped: a `SyncClock`, named through this
 /// trait because `sync_clock` builds on this file.
 pub trait ExitPost: Send + Sync {
@@ -136,6 +140,12 @@ impl ThreadState {
     #[inline]
     pub fn segment(&mut self) -> Segment {
         self.start_due_segment();
+        self.current_segment()
+    }
+
+    /// The segment of the current epoch, due or not.
+    #[inline]
+    fn current_segment(&self) -> Segment {
         Segment::new(self.slot, self.clock.get(self.slot))
     }
 
@@ -181,12 +191,14 @@ impl ThreadState {
         }
     }
 
-    /// Names the thread's clock as it is now: equal names, equal clocks. The segment tells
-    /// the thread from any other (a reused slot's epochs go on from its last owner's), the
-    /// count of changes (`clock_changes`) the clock from the thread's earlier ones.
+    /// Names the thread's clock as it is now (a due segment starts first): equal names, equal
+    /// clocks. The segment tells the thread from any other (a reused slot's epochs go on from
+    /// its last owner's), the count of changes (`clock_changes`) the clock from the thread's
+    /// earlier ones.
     #[inline]
-    pub fn clock_name(&self) -> (Segment, u64) {
-        (Segment::new(self.slot, self.clock.get(self.slot)), self.clock_changes)
+    pub fn clock_name(&mut self) -> ClockName {
+        self.start_due_segment();
+        (self.current_segment(), self.clock_changes)
     }
 
     /// The re-acquisition of a lock whose clock's last post is `posted`: if that was this
@@ -195,7 +207,7 @@ impl ThreadState {
     /// clock (the thread's own at the post) has nothing new to join.
     #[inline]
     pub fn resume_segment(&mut self, posted: Segment) -> bool {
-        let current = Segment::new(self.slot, self.clock.get(self.slot));
+        let current = self.current_segment();
         if !self.next_segment_due || posted != current {
             return false;
         }

@@ -27,6 +27,7 @@ const ENTRIES: usize = 4;
 /// The entry a key is stored in when that entry holds nothing worth keeping: a thread's key
 /// then stays in one place from segment to segment. (Lookups check every entry: two threads'
 /// homes can be the same.)
+#[inline(always)]
 fn home(key: u64) -> usize {
     (key >> KEY_SLOT_SHIFT) as usize % ENTRIES
 }
@@ -70,9 +71,9 @@ impl SeenAccesses {
             AccessKind::Read => (key, !WRITE_BIT),
             AccessKind::Write => (key | WRITE_BIT, u64::MAX),
         };
-        // The key's home entry first (see `home`, written out for the unoptimised build):
-        // where `remember` puts it unless another thread's key is there.
-        if self.0[(key >> KEY_SLOT_SHIFT) as usize % ENTRIES].load(Ordering::Relaxed) & mask == e {
+        // The key's home entry first: where `remember` puts it unless another thread's key is
+        // there.
+        if self.0[home(key)].load(Ordering::Relaxed) & mask == e {
             return true;
         }
         // Written out, not `iter().any(..)`: this is inlined into the user's crate, whose test

@@ -457,7 +457,7 @@ macro_rules! common_methods {
 
         /// A compare-exchange expecting `current`, whose real instruction is `op`: a Relaxed
         /// one that can run without the lock at once, else first the lock-free check of
-        /// `fails_at`, then `op` as an RMW that acquires or releases as it
+        /// `fails_at`, then `op` under the lock, as an RMW that acquires or releases as it
         /// succeeded or failed.
         #[inline]
         #[track_caller]
@@ -470,13 +470,9 @@ macro_rules! common_methods {
             if let Some(seen) = self.fails_at(current, failure) {
                 return Err(seen);
             }
-            self.sync.rmw(
-                $name,
-                Location::caller(),
-                relaxed,
-                op,
-                |r| if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) },
-            )
+            self.sync.locked($name, Location::caller(), op, |r| {
+                if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) }
+            })
         }
 
         /// The value, if a compare-exchange expecting `current` would fail now: read first
