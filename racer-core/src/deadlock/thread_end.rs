@@ -1,8 +1,10 @@
 //! A thread's end, for joins: `Done`, set when a racer thread's closure has ended, which a join
-//! (or the end of a thread scope) waits on, its wait published like any other blocked thread's.
+//! (or the end of a thread scope) waits on, its wait published like any other blocked thread's
+//! once it has looked for a short while without sleeping.
 //!
-//! Invariant: `done` only goes from false to true (`set`), which wakes every waiter; a waiter
-//! also wakes each `TICK` to poll whether its check was ended by a deadlock.
+//! Invariant: `done` and `seen` only go from false to true (`set`, `seen` first), which wakes
+//! every waiter; a waiter also wakes each `TICK` to poll whether its check was ended by a
+//! deadlock.
 
 use std::panic::Location;
 use std::sync::Arc;
@@ -20,12 +22,38 @@ use super::watchdog::TICK;
 pub struct Done {
     done: std::sync::Mutex<bool>,
     cv: std::sync::Condvar,
+    /// `done` again, read without the lock by a join that waits a little before it sleeps.
+    seen: std::sync::atomic::AtomicBool,
 }
+
+/// How long a join looks at `seen` before it publishes its wait and sleeps: about what a new
+/// thread takes to start and run a short closure. A join sleeps in std's join after this one
+/// anyway (for the thread's thread-local destructors), so a thread that ends soon is joined
+/// with one sleep, as in std, instead of two.
+const LOOK_BEFORE_SLEEP: std::time::Duration = std::time::Duration::from_micros(50);
 
 impl Done {
     pub fn set(&self) {
+        self.seen.store(true, std::sync::atomic::Ordering::Release);
         *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.cv.notify_all();
+    }
+
+    /// Whether `set` ran within `LOOK_BEFORE_SLEEP`: pauses, then yields (on one core the
+    /// thread being waited for needs this one's core).
+    fn set_soon(&self) -> bool {
+        let start = std::time::Instant::now();
+        let mut round = 0u32;
+        loop {
+            if self.seen.load(std::sync::atomic::Ordering::Acquire) {
+                return true;
+            }
+            if round % 16 == 15 && start.elapsed() >= LOOK_BEFORE_SLEEP {
+                return false;
+            }
+            crate::base::lock::wait_a_little(round.min(6));
+            round += 1;
+        }
     }
 
     /// Waits for `set`, publishing the wait and polling for the end of the check.
@@ -40,18 +68,16 @@ impl Done {
     }
 
     fn wait_as(&self, what: Wait, interruptible: bool, site: &'static Location<'static>) {
-        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        if *done {
+        if self.set_soon() {
             return;
         }
-        drop(done);
         let blocking = if !enabled() {
             Blocking::none()
         } else {
             let held = held_now();
             block(what, site, interruptible, held)
         };
-        done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
         while !*done {
             done = self.cv.wait_timeout(done, TICK).unwrap_or_else(|e| e.into_inner()).0;
             if !*done {
