@@ -319,6 +319,29 @@ fn every_thread_of_a_check_blocked_is_a_hang_and_ends_the_check() {
     assert!(d.to_string().contains("every thread of this racer::check is blocked"), "{d}");
 }
 
+/// A join of a thread that does not end is published like any other wait once it has looked at
+/// the thread's end for a moment: the joiner and the thread it joins, blocked for good, are a
+/// hang, and the join unwinds when the check ends.
+#[test]
+fn a_join_of_a_thread_that_never_ends_is_part_of_a_hang() {
+    let report = racer::check(|| {
+        let pair = Arc::new((Mutex::new(false), Condvar::new()));
+        let stuck = named("stuck", move || {
+            let (flag, cv) = &*pair;
+            // Nobody ever sets the flag.
+            let _g = cv.wait_while(flag.lock().unwrap(), |set| !*set).unwrap();
+        });
+        stuck.join().unwrap();
+        unreachable!("the joined thread never ends");
+    });
+    let d = only_deadlock(&report);
+    assert_eq!(d.kind(), DeadlockKind::Hang);
+    let me = d.threads().iter().find(|t| t.thread_name() == std::thread::current().name()).unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(me.waiting_for(), "to join thread 'stuck'", "{d}");
+    let stuck = d.threads().iter().find(|t| t.thread_name() == Some("stuck")).unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(stuck.waiting_for(), "on a Condvar (wait without timeout)");
+}
+
 #[test]
 fn writing_an_rwlock_the_thread_reads_is_a_relock() {
     let report = racer::check(|| {
