@@ -2,9 +2,8 @@
 //! (or the end of a thread scope) waits on, its wait published like any other blocked thread's
 //! once it has looked for a short while without sleeping.
 //!
-//! Invariant: `done` and `seen` only go from false to true (`set`, `seen` first), which wakes
-//! every waiter; a waiter also wakes each `TICK` to poll whether its check was ended by a
-//! deadlock.
+//! Invariant: `ended` only goes from false to true (`set`, under `lock`), which wakes every
+//! waiter; a waiter also wakes each `TICK` to poll whether its check was ended by a deadlock.
 
 use std::panic::Location;
 use std::sync::Arc;
@@ -20,13 +19,14 @@ use super::watchdog::TICK;
 /// Set when a racer thread's closure has ended (returned or unwound), for a join to wait on.
 #[derive(Default)]
 pub struct Done {
-    done: std::sync::Mutex<bool>,
+    /// Read without a lock by a join that looks a while before it sleeps; set, and read by a
+    /// sleeping join, under `lock`, so that the wake-up of `cv` is not lost.
+    ended: std::sync::atomic::AtomicBool,
+    lock: std::sync::Mutex<()>,
     cv: std::sync::Condvar,
-    /// `done` again, read without the lock by a join that waits a little before it sleeps.
-    seen: std::sync::atomic::AtomicBool,
 }
 
-/// How long a join looks at `seen` before it publishes its wait and sleeps: about what a new
+/// How long a join looks at `ended` before it publishes its wait and sleeps: about what a new
 /// thread takes to start and run a short closure. A join sleeps in std's join after this one
 /// anyway (for the thread's thread-local destructors), so a thread that ends soon is joined
 /// with one sleep, as in std, instead of two.
@@ -34,9 +34,13 @@ const LOOK_BEFORE_SLEEP: std::time::Duration = std::time::Duration::from_micros(
 
 impl Done {
     pub fn set(&self) {
-        self.seen.store(true, std::sync::atomic::Ordering::Release);
-        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.ended.store(true, std::sync::atomic::Ordering::Release);
         self.cv.notify_all();
+    }
+
+    fn ended(&self) -> bool {
+        self.ended.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Whether `set` ran within `LOOK_BEFORE_SLEEP`: pauses, then yields (on one core the
@@ -44,16 +48,14 @@ impl Done {
     fn set_soon(&self) -> bool {
         let start = std::time::Instant::now();
         let mut round = 0u32;
-        loop {
-            if self.seen.load(std::sync::atomic::Ordering::Acquire) {
-                return true;
-            }
+        while !self.ended() {
             if round % 16 == 15 && start.elapsed() >= LOOK_BEFORE_SLEEP {
                 return false;
             }
             crate::base::lock::wait_a_little(round.min(6));
             round += 1;
         }
+        true
     }
 
     /// Waits for `set`, publishing the wait and polling for the end of the check.
@@ -77,13 +79,13 @@ impl Done {
             let held = held_now();
             block(what, site, interruptible, held)
         };
-        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        while !*done {
-            done = self.cv.wait_timeout(done, TICK).unwrap_or_else(|e| e.into_inner()).0;
-            if !*done {
-                drop(done);
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while !self.ended() {
+            g = self.cv.wait_timeout(g, TICK).unwrap_or_else(|e| e.into_inner()).0;
+            if !self.ended() {
+                drop(g);
                 blocking.poll();
-                done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+                g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
             }
         }
     }

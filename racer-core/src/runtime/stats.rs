@@ -145,9 +145,9 @@ fn algorithm_index(algorithm: u8) -> usize {
 const PEAK_SAMPLE: usize = 256;
 
 thread_local! {
-    /// The entry lent to this thread (see `Registry`): no destructor, so one thread-local read.
-    static MINE: Cell<Option<&'static ThreadSums>> = const { Cell::new(None) };
-    static CHANGES: Cell<usize> = const { Cell::new(0) };
+    /// The entry lent to this thread (see `Registry`) and the changes it recorded: no
+    /// destructor, so one thread-local read.
+    static MINE: Cell<(Option<&'static ThreadSums>, usize)> = const { Cell::new((None, 0)) };
     /// Gives the entry back when the thread ends; registered with the entry.
     static GIVE_BACK: GiveBack = const { GiveBack };
 }
@@ -156,7 +156,7 @@ struct GiveBack;
 
 impl Drop for GiveBack {
     fn drop(&mut self) {
-        if let Some(mine) = MINE.try_with(Cell::take).ok().flatten() {
+        if let Some(mine) = MINE.try_with(|m| m.replace((None, 0)).0).ok().flatten() {
             let mut registry = REGISTRY.lock();
             registry.free.push(mine);
             registry.totals();
@@ -176,12 +176,16 @@ fn lend() -> Option<&'static ThreadSums> {
             sums
         })
     };
-    MINE.try_with(|m| m.set(Some(mine))).ok()?;
+    MINE.try_with(|m| m.set((Some(mine), 0))).ok()?;
     Some(mine)
 }
 
 fn record(algorithm: usize, change: Sums) {
-    let Some(mine) = MINE.try_with(Cell::get).ok().flatten().or_else(lend) else {
+    let lent = match MINE.try_with(Cell::get) {
+        Ok((Some(mine), changes)) => Some((mine, changes)),
+        _ => lend().map(|mine| (mine, 0)),
+    };
+    let Some((mine, changes)) = lent else {
         // The thread is ending and its entry is gone.
         let mut registry = REGISTRY.lock();
         add(&mut registry.orphaned[algorithm], change);
@@ -192,11 +196,8 @@ fn record(algorithm: usize, change: Sums) {
         // Only this thread writes its entry.
         sum.store(sum.load(Ordering::Relaxed) + delta, Ordering::Relaxed);
     }
-    let changes = CHANGES.try_with(|c| {
-        c.set(c.get() + 1);
-        c.get()
-    });
-    if changes.is_ok_and(|n| n % PEAK_SAMPLE == 0) {
+    let _ = MINE.try_with(|m| m.set((Some(mine), changes + 1)));
+    if (changes + 1) % PEAK_SAMPLE == 0 {
         REGISTRY.lock().totals();
     }
 }
