@@ -100,13 +100,14 @@ const CAP: usize = 256;
 /// The workloads of the issue (W1-W4) and the lock-free queues (W7, W8), written once and
 /// instantiated for both flavours.
 macro_rules! workloads {
-    ($flavour:ident, $Cell:ident, $Mutex:path, $spawn:path, $($atomic:ident)::+, $yield_now:path) => {
+    ($flavour:ident, $Cell:ident, $Mutex:path, $RwLock:path, $spawn:path, $($atomic:ident)::+, $yield_now:path) => {
         mod $flavour {
             use super::*;
             use std::sync::Arc;
             use $($atomic)::+::{AtomicUsize, Ordering};
             type Cell<T> = $Cell<T>;
             type Mutex<T> = $Mutex;
+            type RwLock<T> = $RwLock;
 
             /// W1: threads take turns on one lock to increment one cell.
             pub fn lockstep(s: Sizes) {
@@ -125,6 +126,38 @@ macro_rules! workloads {
                     .collect();
                 workers.into_iter().for_each(|w| w.join().unwrap());
                 assert_eq!(cell.with(|p| unsafe { *p }), (s.threads * s.lockstep) as u64);
+            }
+
+            /// W1 on a reader-writer lock: threads take turns on its write lock (`read` false),
+            /// or read the cell under its read lock together (`read` true).
+            pub fn rwlock_lockstep(s: Sizes, read: bool) {
+                let lock = Arc::new(RwLock::new(()));
+                let cell = Arc::new(Cell::new(0u64));
+                let workers: Vec<_> = (0..s.threads)
+                    .map(|_| {
+                        let (lock, cell) = (lock.clone(), cell.clone());
+                        $spawn(move || {
+                            for _ in 0..s.lockstep {
+                                if read {
+                                    let _held = lock.read().unwrap();
+                                    black_box(cell.with(|p| unsafe { *p }));
+                                } else {
+                                    let _held = lock.write().unwrap();
+                                    cell.with_mut(|p| unsafe { *p += 1 });
+                                }
+                            }
+                        })
+                    })
+                    .collect();
+                workers.into_iter().for_each(|w| w.join().unwrap());
+            }
+
+            pub fn rwlock_write_lockstep(s: Sizes) {
+                rwlock_lockstep(s, false)
+            }
+
+            pub fn rwlock_read_lockstep(s: Sizes) {
+                rwlock_lockstep(s, true)
             }
 
             /// W2: mostly private work (hashing a 4 KiB buffer), then a short locked update.
@@ -334,17 +367,20 @@ workloads!(
     with_racer,
     Shared,
     racer::sync::Mutex<T>,
+    racer::sync::RwLock<T>,
     racer::thread::spawn,
     racer::sync::atomic,
     racer::thread::yield_now
 );
-workloads!(with_std, StdCell, std::sync::Mutex<T>, std::thread::spawn, std::sync::atomic, std::thread::yield_now);
+workloads!(with_std, StdCell, std::sync::Mutex<T>, std::sync::RwLock<T>, std::thread::spawn, std::sync::atomic, std::thread::yield_now);
 use racer::Shared;
 
 type Workload = (&'static str, fn(Sizes), fn(Sizes));
 
-const WORKLOADS: [Workload; 6] = [
+const WORKLOADS: [Workload; 8] = [
     ("w1_lockstep", with_racer::lockstep, with_std::lockstep),
+    ("w1_rwlock_write", with_racer::rwlock_write_lockstep, with_std::rwlock_write_lockstep),
+    ("w1_rwlock_read", with_racer::rwlock_read_lockstep, with_std::rwlock_read_lockstep),
     ("w2_mixed", with_racer::mixed, with_std::mixed),
     ("w3_read_sharing", with_racer::read_sharing, with_std::read_sharing),
     ("w4_churn", with_racer::churn, with_std::churn),

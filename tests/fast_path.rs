@@ -72,6 +72,59 @@ fn retaking_a_lock_nobody_else_took_keeps_the_segment() {
     assert_eq!(slow() - before, 2, "the first round's read and write only");
 }
 
+/// The same for a write lock, racer's own and a foreign one through `racer::lock_api` (a
+/// parking_lot mutex is the exclusive half of one): nobody took it in between, in any mode.
+#[test]
+fn retaking_a_write_lock_nobody_else_took_keeps_the_segment() {
+    let cell = Shared::new(0u64);
+    let rwlock = racer::sync::RwLock::new(());
+    let before = slow();
+    for _ in 0..1000 {
+        let _held = rwlock.write().unwrap();
+        unsafe { cell.set(cell.get() + 1) };
+    }
+    assert_eq!(slow() - before, 2, "racer::sync::RwLock: the first round's read and write only");
+    let mutex = racer::parking_lot::Mutex::new(());
+    let rwlock = racer::parking_lot::RwLock::new(());
+    let before = slow();
+    for _ in 0..1000 {
+        let _held = mutex.lock();
+        unsafe { cell.set(cell.get() + 1) };
+    }
+    for _ in 0..1000 {
+        let _held = rwlock.write();
+        unsafe { cell.set(cell.get() + 1) };
+    }
+    assert_eq!(slow() - before, 4, "parking_lot: each lock's first round's read and write only");
+}
+
+/// A reader that re-takes a read lock with no writer in between goes on in its segment too.
+#[test]
+fn retaking_a_read_lock_no_writer_took_keeps_the_segment() {
+    let cell = Shared::new(0u64);
+    let rwlock = racer::sync::RwLock::new(());
+    let before = slow();
+    for _ in 0..1000 {
+        let _held = rwlock.read().unwrap();
+        std::hint::black_box(unsafe { cell.get() });
+    }
+    assert_eq!(slow() - before, 1, "the first round's read only");
+}
+
+/// A read lock in between (here the thread's own) ends the writer's segment: a reader hears
+/// of the post without posting to what writers wait on first.
+#[test]
+fn a_read_lock_in_between_ends_the_writers_segment() {
+    let cell = Shared::new(0u64);
+    let rwlock = racer::sync::RwLock::new(());
+    drop(rwlock.write().unwrap());
+    drop(rwlock.read().unwrap());
+    let before = slow();
+    let _held = rwlock.write().unwrap();
+    unsafe { cell.set(cell.get() + 1) };
+    assert_eq!(slow() - before, 2, "a new segment: its first read and first write miss");
+}
+
 /// The segment after an unlock starts when the thread next uses its clock: an access before
 /// the lock is taken back is in a new segment, and so is everything after it.
 #[test]

@@ -148,6 +148,130 @@ mod races {
         assert_one_race(&report, RaceKind::Flow, ("a", w), ("b", r));
     }
 
+    /// A writer that takes the lock back after a reader took it in between must not go on in
+    /// the segment its first unlock posted: the reader heard of that post, so what the writer
+    /// does now would look ordered before the reader's later accesses.
+    #[test]
+    fn a_writer_retaking_the_lock_after_a_reader_is_in_a_new_segment() {
+        let mut sites = None;
+        let report = racer::check(|| {
+            let (lock, data) = setup();
+            let (l, d) = (lock.clone(), data.clone());
+            // Std channels: order in time only, invisible to racer.
+            let (to_b, from_a) = std_mpsc::channel::<()>();
+            let (to_a, from_b) = std_mpsc::channel::<()>();
+            let a = named("a", move || {
+                drop(l.write().unwrap());
+                to_b.send(()).unwrap();
+                from_b.recv().unwrap();
+                let _w = l.write().unwrap();
+                let site = write(&d, 1);
+                to_b.send(()).unwrap();
+                site
+            });
+            let b = named("b", move || {
+                from_a.recv().unwrap();
+                drop(lock.read().unwrap());
+                to_a.send(()).unwrap();
+                from_a.recv().unwrap();
+                read(&data).1
+            });
+            sites = Some((a.join().unwrap(), b.join().unwrap()));
+        });
+        let (w, r) = sites.unwrap();
+        assert_one_race(&report, RaceKind::Flow, ("a", w), ("b", r));
+    }
+
+    /// A reader that takes the lock back after a writer took it in between must not go on in
+    /// the segment its first unlock posted: the writer heard of that post.
+    #[test]
+    fn a_reader_retaking_the_lock_after_a_writer_is_in_a_new_segment() {
+        let mut sites = None;
+        let report = racer::check(|| {
+            let (lock, data) = setup();
+            let (l, d) = (lock.clone(), data.clone());
+            let (to_b, from_a) = std_mpsc::channel::<()>();
+            let (to_a, from_b) = std_mpsc::channel::<()>();
+            let a = named("a", move || {
+                drop(l.read().unwrap());
+                to_b.send(()).unwrap();
+                from_b.recv().unwrap();
+                let _r = l.read().unwrap();
+                let site = write(&d, 1); // a bug: a write under a read lock
+                to_b.send(()).unwrap();
+                site
+            });
+            let b = named("b", move || {
+                from_a.recv().unwrap();
+                drop(lock.write().unwrap());
+                to_a.send(()).unwrap();
+                from_a.recv().unwrap();
+                read(&data).1
+            });
+            sites = Some((a.join().unwrap(), b.join().unwrap()));
+        });
+        let (w, r) = sites.unwrap();
+        assert_one_race(&report, RaceKind::Flow, ("a", w), ("b", r));
+    }
+
+    /// A reader that re-takes the lock alone posts nothing new at its second unlock, and the
+    /// next writer is still ordered after both read sections.
+    #[test]
+    fn read_sections_a_reader_repeats_still_happen_before_the_next_writer() {
+        let report = racer::check(|| {
+            let (lock, data) = setup();
+            let (l, d) = (lock.clone(), data.clone());
+            a_then_b(
+                move || {
+                    drop(l.read().unwrap());
+                    let _r = l.read().unwrap();
+                    read(&d).1
+                },
+                move || {
+                    let _w = lock.write().unwrap();
+                    write(&data, 2)
+                },
+            );
+        });
+        assert_no_race(&report);
+    }
+
+    /// A lock made where another was (most likely at its address) is not taken for it: the
+    /// reader's unlock of the new lock posts, and orders its read before the new lock's writer.
+    #[test]
+    fn a_new_lock_where_an_old_one_was_gets_the_readers_post() {
+        let report = racer::check(|| {
+            let data = Arc::new(Shared::new(0u64));
+            let d = data.clone();
+            // Std's `Arc`: its drop is no synchronisation racer sees.
+            let (give, take) = std_mpsc::channel::<std::sync::Arc<RwLock<()>>>();
+            let (done, wait) = std_mpsc::channel::<()>();
+            let a = named("a", move || {
+                drop(std::sync::Arc::new(RwLock::new(())).read().map(drop));
+                let lock = std::sync::Arc::new(RwLock::new(()));
+                let site = {
+                    let _r = lock.read().unwrap();
+                    read(&d).1
+                };
+                give.send(lock).unwrap();
+                wait.recv().unwrap();
+                site
+            });
+            let b = named("b", move || {
+                let lock = take.recv().unwrap();
+                let site = {
+                    let _w = lock.write().unwrap();
+                    write(&data, 2)
+                };
+                done.send(()).unwrap();
+                site
+            });
+            a.join().unwrap();
+            b.join().unwrap();
+        });
+        assert_no_race(&report);
+    }
+
     #[test]
     fn a_write_without_the_lock_races_with_a_read_section() {
         let mut sites = None;

@@ -8,18 +8,15 @@ use std::panic::Location;
 use crate::deadlock::{self, Acq, LockMeta};
 use crate::report::LockMode;
 use crate::provenance::sync_event::SyncEvent;
-use crate::runtime::sync_clock::SyncClock;
+use crate::runtime::rw_clocks::RwClocks;
 
 /// What racer keeps beside a foreign raw lock, inside the adapter that wraps it.
 ///
-/// Invariant: `written` is the join of the clocks of every exclusive unlock so far and `read`
-/// of every shared unlock; a shared lock waits on `written`, an exclusive one on both. So a
-/// writer's section happens before every later section, a reader's before the next writer's,
-/// and two readers stay parallel.
+/// Invariant: `clocks` are reached only by threads holding the raw lock, in the mode each of
+/// `RwClocks`' methods asks.
 #[derive(Debug)]
 pub struct ForeignLock {
-    written: SyncClock,
-    read: SyncClock,
+    clocks: RwClocks,
     /// The lock's identity for deadlock detection; dropping it forgets the lock's edges.
     meta: LockMeta,
     object: &'static str,
@@ -30,7 +27,7 @@ impl ForeignLock {
     /// `object` names the lock in reports ("parking_lot::Mutex").
     #[track_caller]
     pub const fn new(object: &'static str) -> ForeignLock {
-        ForeignLock { written: SyncClock::new(), read: SyncClock::new(), meta: LockMeta::new(), object, created: Location::caller() }
+        ForeignLock { clocks: RwClocks::new(), meta: LockMeta::new(), object, created: Location::caller() }
     }
 
     fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
@@ -63,13 +60,10 @@ impl ForeignLock {
     /// The raw lock was just taken in `mode` by the calling thread. `blocking`: by a blocking
     /// call (not a `try_`), so the locks held get a lock-order edge to it.
     pub fn locked(&self, mode: LockMode, at: &'static Location<'static>, blocking: bool) {
+        // SAFETY (both): the raw lock was just taken in `mode` (the adapter's invariant).
         match mode {
-            LockMode::Shared => self.written.wait(self.event("read-locking", at)),
-            LockMode::Exclusive => {
-                let event = self.event("locking", at);
-                self.written.wait(event);
-                self.read.wait(event);
-            }
+            LockMode::Shared => unsafe { self.clocks.wait_shared(self.event("read-locking", at)) },
+            LockMode::Exclusive => unsafe { self.clocks.wait_exclusive(self.event("locking", at)) },
         }
         deadlock::acquired(self.acq(mode, at), blocking);
     }
@@ -77,16 +71,17 @@ impl ForeignLock {
     /// The calling thread is about to let go of the raw lock held in `mode`.
     pub fn unlocking(&self, mode: LockMode, at: &'static Location<'static>) {
         match mode {
-            LockMode::Shared => self.read.post(self.event("read-unlocking", at)),
-            LockMode::Exclusive => self.written.post(self.event("unlocking", at)),
-        };
+            LockMode::Shared => self.clocks.post_shared(self.event("read-unlocking", at)),
+            // SAFETY: the raw lock is still held exclusively (the adapter's invariant).
+            LockMode::Exclusive => unsafe { self.clocks.post_exclusive(self.event("unlocking", at)) },
+        }
         deadlock::released(self.meta.id());
     }
 
     /// A shared (or upgradable) hold becomes exclusive: every reader's section so far happens
     /// before what follows.
     pub fn upgraded(&self, at: &'static Location<'static>) {
-        self.read.wait(self.event("upgrading", at));
+        self.clocks.upgraded(self.event("upgrading", at));
         deadlock::released(self.meta.id());
         deadlock::acquired(self.acq(LockMode::Exclusive, at), false);
     }
@@ -94,7 +89,8 @@ impl ForeignLock {
     /// An exclusive hold is about to become shared: the section so far happens before every
     /// later reader.
     pub fn downgrading(&self, at: &'static Location<'static>) {
-        self.written.post(self.event("downgrading", at));
+        // SAFETY: the raw lock is still held exclusively (the adapter's invariant).
+        unsafe { self.clocks.downgrading(self.event("downgrading", at)) };
         deadlock::released(self.meta.id());
         deadlock::acquired(self.acq(LockMode::Shared, at), false);
     }

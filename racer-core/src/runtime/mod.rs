@@ -2,7 +2,7 @@
 //! thread slots (`thread_slots`), each thread's clock and check scope (`thread_state`, in
 //! thread-local storage), the key
 //! it publishes for the seen caches (`seen_key`), the clocks of synchronisation objects
-//! (`sync_clock`) and the primitives' part holding them (`sync_object`), the scope of a
+//! (`sync_clock`; a reader-writer lock's pair: `rw_clocks`) and the primitives' part holding them (`sync_object`), the scope of a
 //! `racer::check` and its thread groups (`check_scope`), storage statistics (`stats`).
 //!
 //! May import: `config`, `provenance`, `model`, `report`, `base`. Invariant: a thread's clock
@@ -11,6 +11,7 @@
 
 pub mod check_scope;
 pub mod ignore;
+pub mod rw_clocks;
 pub mod seen_key;
 pub mod stats;
 pub mod sync_clock;

@@ -33,6 +33,11 @@ impl SyncClock {
         post_into(&mut self.clock.lock(), t, event)
     }
 
+    /// The clock half of a post by `t`: it absorbs `t`'s clock; the caller ends `t`'s segment.
+    pub fn absorb(&self, t: &mut ThreadState) {
+        self.clock.lock().join(t.clock());
+    }
+
     /// An acquire by the calling thread.
     pub fn wait(&self, event: SyncEvent) {
         with_current(|t| self.wait_into(t, event));
@@ -50,14 +55,15 @@ impl ExitPost for SyncClock {
     }
 }
 
-/// The clock of a lock, read and written only by the thread that holds the lock: the lock
-/// itself orders every access, so the clock needs no lock of its own (two atomic operations
-/// fewer per lock and per unlock than a [`SyncClock`]).
+/// The clock of a lock, reached only by threads that hold the lock: the lock itself orders
+/// every access, so the clock needs no lock of its own (two atomic operations fewer per lock
+/// and per unlock than a [`SyncClock`]). Only a thread holding the lock exclusively posts; a
+/// reader-writer lock's readers may wait on it together, which only reads it.
 ///
 /// Invariant: as `SyncClock`'s; `last_post` names the poster's clock at the last post made to
 /// the clock (see `ThreadState::clock_name`), which the lock's clock then equals: the poster
-/// held the lock, so its clock had joined the lock's. Every access happens while the caller
-/// holds the lock whose clock this is.
+/// held the lock, so its clock had joined the lock's. Every post happens while the caller
+/// holds the lock exclusively, every wait while it holds it in some mode.
 #[derive(Debug, Default)]
 pub struct HeldClock {
     clock: std::cell::UnsafeCell<LockClock>,
@@ -71,7 +77,7 @@ struct LockClock {
 }
 
 // SAFETY: the clock is reached only through the unsafe methods below, whose callers hold the
-// lock that owns it, so no two threads ever touch it at once.
+// lock that owns it: a post excludes every other access, and waits only read.
 unsafe impl Sync for HeldClock {}
 
 impl HeldClock {
@@ -79,12 +85,13 @@ impl HeldClock {
         HeldClock { clock: std::cell::UnsafeCell::new(LockClock { clock: VectorClock::new(), last_post: None }) }
     }
 
-    /// The release of the lock by the calling thread, before it lets go.
+    /// A release by the calling thread that goes on holding the lock in a weaker mode (a
+    /// downgrade), or lets go of it at once: its next segment starts now.
     ///
     /// # Safety
-    /// The calling thread holds the lock whose clock this is.
+    /// The calling thread holds the lock exclusively.
     pub unsafe fn post(&self, event: SyncEvent) {
-        // SAFETY: the caller holds the lock, so nobody else reaches the clock.
+        // SAFETY: the caller holds the lock exclusively, so nobody else reaches the clock.
         let lock = unsafe { &mut *self.clock.get() };
         with_current(|t| {
             lock.last_post = Some(t.clock_name());
@@ -94,29 +101,18 @@ impl HeldClock {
 
     /// The release of the lock by the calling thread, with the unlock itself (`unlock`) in
     /// the middle: the clock is published while the lock is held, and the thread's new segment
-    /// is due after it let go. It starts when the thread next uses its clock, unless the thread
-    /// takes the lock back first with nobody in between (see `wait`): a loop that re-takes a
-    /// lock nobody else wants stays in one segment, and its accesses hit the cells' caches.
+    /// is due after it let go (see `post_from_due`).
     ///
     /// # Safety
-    /// The calling thread holds the lock whose clock this is, and `unlock` lets it go.
+    /// The calling thread holds the lock exclusively, and `unlock` lets it go.
     pub unsafe fn post_and_unlock(&self, event: SyncEvent, unlock: impl FnOnce()) {
         let mut unlock = Some(unlock);
         with_current(|t| {
             // SAFETY: the caller holds the lock until `unlock` runs.
-            let lock = unsafe { &mut *self.clock.get() };
-            // The lock's clock is this very clock when the thread posted it last and has not
-            // changed it since (a loop that re-takes the lock alone).
-            let name = Some(t.clock_name());
-            if lock.last_post != name {
-                lock.clock.join(t.clock());
-                lock.last_post = name;
-            }
+            unsafe { self.post_from_due(t, event) };
             if let Some(unlock) = unlock.take() {
                 unlock();
             }
-            t.note_sync(event);
-            t.tick_when_used();
         });
         // During thread-local teardown: unchecked.
         if let Some(unlock) = unlock {
@@ -124,22 +120,52 @@ impl HeldClock {
         }
     }
 
+    /// The release of the lock by `t`, which lets go of it next. Its new segment is due: it
+    /// starts when the thread next uses its clock, unless the thread takes the lock back first
+    /// with nobody in between (see `wait_from`): a loop that re-takes a lock nobody else wants
+    /// stays in one segment, and its accesses hit the cells' caches.
+    ///
+    /// # Safety
+    /// The calling thread, `t`'s, holds the lock exclusively.
+    pub unsafe fn post_from_due(&self, t: &mut ThreadState, event: SyncEvent) {
+        // SAFETY: the caller holds the lock exclusively.
+        let lock = unsafe { &mut *self.clock.get() };
+        // The lock's clock is this very clock when the thread posted it last and has not
+        // changed it since (a loop that re-takes the lock alone).
+        let name = Some(t.clock_name());
+        if lock.last_post != name {
+            lock.clock.join(t.clock());
+            lock.last_post = name;
+        }
+        t.note_sync(event);
+        t.tick_when_used();
+    }
+
     /// The acquire of the lock by the calling thread, once it holds it.
     ///
     /// # Safety
-    /// The calling thread holds the lock whose clock this is.
+    /// The calling thread holds the lock exclusively.
     pub unsafe fn wait(&self, event: SyncEvent) {
-        // SAFETY: as in `post`.
+        // SAFETY: as required here.
+        with_current(|t| unsafe { self.wait_from(t, event, true) });
+    }
+
+    /// The acquire of the lock by `t`. With `may_resume`, and if the lock's last post is
+    /// `t`'s own that ended its current segment while its next has not started, `t` goes on
+    /// in that segment: the lock's clock is `t`'s own at that post, nothing new. The caller
+    /// passes `may_resume` only if nobody can have heard of that post since (nobody took the
+    /// lock in between in any mode), and `t` holds the lock exclusively.
+    ///
+    /// # Safety
+    /// The calling thread, `t`'s, holds the lock.
+    pub unsafe fn wait_from(&self, t: &mut ThreadState, event: SyncEvent, may_resume: bool) {
+        // SAFETY: the caller holds the lock, so no post runs meanwhile.
         let lock = unsafe { &*self.clock.get() };
-        with_current(|t| {
-            // The thread's own post, that nobody took: the lock's clock is the thread's own
-            // at that post, and nothing new.
-            if lock.last_post.is_some_and(|(posted, _)| t.resume_segment(posted)) {
-                t.note_sync(event);
-            } else {
-                wait_on(&lock.clock, t, event);
-            }
-        });
+        if may_resume && lock.last_post.is_some_and(|(posted, _)| t.resume_segment(posted)) {
+            t.note_sync(event);
+        } else {
+            wait_on(&lock.clock, t, event);
+        }
     }
 }
 

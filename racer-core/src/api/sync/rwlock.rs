@@ -1,10 +1,7 @@
-//! `racer::sync::RwLock`: std's reader-writer lock with its happens-before edges.
-//!
-//! Two clocks: write-unlocks post into `written`, which every lock (read or write) waits on;
-//! read-unlocks post into `read`, which only write-locks wait on. So a writer's section happens
-//! before every later section, every reader's section happens before the next writer's, and
-//! two read sections are left parallel: a write inside a read section is still a race with a
-//! read inside another.
+//! `racer::sync::RwLock`: std's reader-writer lock with its happens-before edges (see
+//! `RwClocks`): a writer's section happens before every later section, every reader's section
+//! happens before the next writer's, and two read sections are left parallel: a write inside a
+//! read section is still a race with a read inside another.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
@@ -13,23 +10,15 @@ use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 use super::mutex::{acquire, map_lock_result, map_try_lock_result};
 use crate::deadlock::{self, Acq, LockMeta};
 use crate::report::LockMode;
-use crate::runtime::sync_clock::SyncClock;
+use crate::runtime::rw_clocks::RwClocks;
 use crate::runtime::sync_object::{kind, SyncObject};
 
 use std::sync::{LockResult, TryLockResult};
 
-/// A reader-writer lock's two clocks.
-///
-/// Invariant: `written` is the join of the clocks of every write-unlock so far, `read` the
-/// join of every read-unlock.
-struct Clocks {
-    written: SyncClock,
-    read: SyncClock,
-}
-
 /// A reader-writer lock, as `std::sync::RwLock`.
 pub struct RwLock<T: ?Sized> {
-    sync: SyncObject<kind::RwLock, Clocks>,
+    /// Its clocks are reached only by threads holding `inner` (see `RwClocks`).
+    sync: SyncObject<kind::RwLock, RwClocks>,
     /// The lock's identity for deadlock detection; its drop forgets the lock's edges.
     meta: LockMeta,
     inner: std::sync::RwLock<T>,
@@ -41,7 +30,7 @@ impl<T: ?Sized> RefUnwindSafe for RwLock<T> {}
 impl<T> RwLock<T> {
     #[track_caller]
     pub const fn new(t: T) -> RwLock<T> {
-        RwLock { sync: SyncObject::new(Clocks { written: SyncClock::new(), read: SyncClock::new() }, Location::caller()), meta: LockMeta::new(), inner: std::sync::RwLock::new(t) }
+        RwLock { sync: SyncObject::new(RwClocks::new(), Location::caller()), meta: LockMeta::new(), inner: std::sync::RwLock::new(t) }
     }
 
     pub fn into_inner(self) -> LockResult<T> {
@@ -61,7 +50,8 @@ impl<T: ?Sized> RwLock<T> {
         at: &'static Location<'static>,
         blocking: bool,
     ) -> RwLockReadGuard<'a, T> {
-        self.sync.clock.written.wait(self.sync.event("read-locking", at));
+        // SAFETY: `inner` is the lock's std read guard: this thread holds it shared.
+        unsafe { self.sync.clock.wait_shared(self.sync.event("read-locking", at)) };
         deadlock::acquired(self.acq(LockMode::Shared, at), blocking);
         RwLockReadGuard { lock: self, inner, locked_at: at }
     }
@@ -72,9 +62,8 @@ impl<T: ?Sized> RwLock<T> {
         at: &'static Location<'static>,
         blocking: bool,
     ) -> RwLockWriteGuard<'a, T> {
-        let event = self.sync.event("write-locking", at);
-        self.sync.clock.written.wait(event);
-        self.sync.clock.read.wait(event);
+        // SAFETY: `inner` is the lock's std write guard: this thread holds it exclusively.
+        unsafe { self.sync.clock.wait_exclusive(self.sync.event("write-locking", at)) };
         deadlock::acquired(self.acq(LockMode::Exclusive, at), blocking);
         RwLockWriteGuard { lock: self, inner, locked_at: at }
     }
@@ -156,7 +145,7 @@ impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         // Runs before the field `inner` unlocks.
-        self.lock.sync.clock.read.post(self.lock.sync.event("read-unlocking", self.locked_at));
+        self.lock.sync.clock.post_shared(self.lock.sync.event("read-unlocking", self.locked_at));
         deadlock::released(self.lock.meta.id());
     }
 }
@@ -197,7 +186,8 @@ impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         // Runs before the field `inner` unlocks.
-        self.lock.sync.clock.written.post(self.lock.sync.event("write-unlocking", self.locked_at));
+        // SAFETY: `inner` still holds the lock exclusively.
+        unsafe { self.lock.sync.clock.post_exclusive(self.lock.sync.event("write-unlocking", self.locked_at)) };
         deadlock::released(self.lock.meta.id());
     }
 }
