@@ -73,7 +73,8 @@ impl ForeignLock {
         match mode {
             LockMode::Shared => self.clocks.post_shared(self.event("read-unlocking", at)),
             // SAFETY: the raw lock is still held exclusively (the adapter's invariant).
-            LockMode::Exclusive => unsafe { self.clocks.post_exclusive(self.event("unlocking", at)) },
+            // (The adapter lets go of the raw lock itself, after this.)
+            LockMode::Exclusive => unsafe { self.clocks.post_exclusive_and_unlock(self.event("unlocking", at), || ()) },
         }
         deadlock::released(self.meta.id());
     }

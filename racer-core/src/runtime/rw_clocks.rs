@@ -137,21 +137,30 @@ impl RwClocks {
         }
     }
 
-    /// The calling thread is about to let go of the lock held exclusively: it posts into
-    /// `written`, and its next segment is due (see `HeldClock::post_from_due`).
+    /// The calling thread lets go of the lock held exclusively with `unlock`, posting into
+    /// `written` first; its next segment is due (see `HeldClock::post_and_unlock`).
     ///
     /// # Safety
-    /// The calling thread holds the lock exclusively.
-    pub unsafe fn post_exclusive(&self, event: SyncEvent) {
+    /// The calling thread holds the lock exclusively, and `unlock` lets it go.
+    pub unsafe fn post_exclusive_and_unlock(&self, event: SyncEvent, unlock: impl FnOnce()) {
+        let mut unlock = Some(unlock);
         with_current(|t| {
-            // SAFETY (both): the caller holds the lock exclusively.
-            unsafe { self.written.post_from_due(t, event) };
+            // SAFETY (both): the caller holds the lock exclusively until `unlock` runs.
+            unsafe { self.written.absorb_from(t) };
             // The thread's clock covered every shared unlock since its lock (or upgrade), and
             // `written` now covers its clock. (Only here: a post that did not happen, late in
             // the thread's teardown, leaves `covered` as it was, and the next writer joins
             // `read` itself.)
             unsafe { *self.covered.get() = self.read_posts.load(Relaxed) };
+            if let Some(unlock) = unlock.take() {
+                unlock();
+            }
+            t.note_sync(event);
+            t.tick_when_used();
         });
+        if let Some(unlock) = unlock {
+            unlock();
+        }
     }
 
     /// The calling thread is about to let go of the lock held shared: it posts into `read`,
@@ -178,7 +187,7 @@ impl RwClocks {
 
     /// The calling thread's shared (or upgradable) hold has just become exclusive: every
     /// reader's section so far happens before what follows. (No writer came in between: the
-    /// hold kept them out.) Its exclusive unlock relies on this wait (see `post_exclusive`).
+    /// hold kept them out.) Its exclusive unlock relies on this wait (see `post_exclusive_and_unlock`).
     pub fn upgraded(&self, event: SyncEvent) {
         self.generation.store(fresh_generation(), Relaxed);
         self.read.wait(event);

@@ -101,7 +101,9 @@ impl HeldClock {
 
     /// The release of the lock by the calling thread, with the unlock itself (`unlock`) in
     /// the middle: the clock is published while the lock is held, and the thread's new segment
-    /// is due after it let go (see `post_from_due`).
+    /// is due after it let go. It starts when the thread next uses its clock, unless the thread
+    /// takes the lock back first with nobody in between (see `wait_from`): a loop that re-takes
+    /// a lock nobody else wants stays in one segment, and its accesses hit the cells' caches.
     ///
     /// # Safety
     /// The calling thread holds the lock exclusively, and `unlock` lets it go.
@@ -109,10 +111,13 @@ impl HeldClock {
         let mut unlock = Some(unlock);
         with_current(|t| {
             // SAFETY: the caller holds the lock until `unlock` runs.
-            unsafe { self.post_from_due(t, event) };
+            unsafe { self.absorb_from(t) };
             if let Some(unlock) = unlock.take() {
                 unlock();
             }
+            // After the unlock: what only this thread sees, so the next holder need not wait.
+            t.note_sync(event);
+            t.tick_when_used();
         });
         // During thread-local teardown: unchecked.
         if let Some(unlock) = unlock {
@@ -120,14 +125,13 @@ impl HeldClock {
         }
     }
 
-    /// The release of the lock by `t`, which lets go of it next. Its new segment is due: it
-    /// starts when the thread next uses its clock, unless the thread takes the lock back first
-    /// with nobody in between (see `wait_from`): a loop that re-takes a lock nobody else wants
-    /// stays in one segment, and its accesses hit the cells' caches.
+    /// The clock half of a release by `t` (see `post_and_unlock`): the lock's clock becomes
+    /// `t`'s, which covers it. The caller then ends `t`'s segment with `tick_when_used`.
     ///
     /// # Safety
     /// The calling thread, `t`'s, holds the lock exclusively.
-    pub unsafe fn post_from_due(&self, t: &mut ThreadState, event: SyncEvent) {
+    #[inline]
+    pub unsafe fn absorb_from(&self, t: &mut ThreadState) {
         // SAFETY: the caller holds the lock exclusively.
         let lock = unsafe { &mut *self.clock.get() };
         // The lock's clock is this very clock when the thread posted it last and has not
@@ -137,8 +141,6 @@ impl HeldClock {
             lock.clock.join(t.clock());
             lock.last_post = name;
         }
-        t.note_sync(event);
-        t.tick_when_used();
     }
 
     /// The acquire of the lock by the calling thread, once it holds it.
@@ -158,6 +160,7 @@ impl HeldClock {
     ///
     /// # Safety
     /// The calling thread, `t`'s, holds the lock.
+    #[inline]
     pub unsafe fn wait_from(&self, t: &mut ThreadState, event: SyncEvent, may_resume: bool) {
         // SAFETY: the caller holds the lock, so no post runs meanwhile.
         let lock = unsafe { &*self.clock.get() };

@@ -93,6 +93,7 @@ fn publish_segment(segment: Segment) {
 
 /// Runs `f` on the calling thread's state, registering the thread on first use. Returns `None`
 /// during thread-local destruction, when the state is gone and the access goes unchecked.
+#[inline]
 pub fn with_current<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
     STATE
         .try_with(|cell| {

@@ -4,6 +4,7 @@
 //! read section is still a race with a read inside another.
 
 use std::fmt;
+use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 
@@ -65,7 +66,7 @@ impl<T: ?Sized> RwLock<T> {
         // SAFETY: `inner` is the lock's std write guard: this thread holds it exclusively.
         unsafe { self.sync.clock.wait_exclusive(self.sync.event("write-locking", at)) };
         deadlock::acquired(self.acq(LockMode::Exclusive, at), blocking);
-        RwLockWriteGuard { lock: self, inner, locked_at: at }
+        RwLockWriteGuard { lock: self, inner: ManuallyDrop::new(inner), locked_at: at }
     }
 
     #[track_caller]
@@ -164,9 +165,11 @@ impl<T: ?Sized + fmt::Display> fmt::Display for RwLockReadGuard<'_, T> {
 
 /// Exclusive access to a write-locked `RwLock`; dropping it posts into the lock's write clock,
 /// then unlocks.
+///
+/// Invariant: `inner` is dropped only by the guard's drop, which unlocks with it.
 pub struct RwLockWriteGuard<'a, T: ?Sized + 'a> {
     lock: &'a RwLock<T>,
-    inner: std::sync::RwLockWriteGuard<'a, T>,
+    inner: ManuallyDrop<std::sync::RwLockWriteGuard<'a, T>>,
     locked_at: &'static Location<'static>,
 }
 
@@ -185,9 +188,11 @@ impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
-        // Runs before the field `inner` unlocks.
-        // SAFETY: `inner` still holds the lock exclusively.
-        unsafe { self.lock.sync.clock.post_exclusive(self.lock.sync.event("write-unlocking", self.locked_at)) };
+        // SAFETY: `inner` is never used again (the invariant).
+        let inner = unsafe { ManuallyDrop::take(&mut self.inner) };
+        let event = self.lock.sync.event("write-unlocking", self.locked_at);
+        // SAFETY: `inner` holds the lock exclusively until it is dropped there.
+        unsafe { self.lock.sync.clock.post_exclusive_and_unlock(event, || drop(inner)) };
         deadlock::released(self.lock.meta.id());
     }
 }
