@@ -375,12 +375,44 @@ workloads!(
 workloads!(with_std, StdCell, std::sync::Mutex<T>, std::sync::RwLock<T>, std::thread::spawn, std::sync::atomic, std::thread::yield_now);
 use racer::Shared;
 
+/// W1 on parking_lot's mutex: `racer::parking_lot` (parking_lot's raw lock in racer's
+/// `lock_api` adapter) against parking_lot itself.
+mod with_parking_lot {
+    use super::*;
+    use std::sync::Arc;
+
+    macro_rules! lockstep {
+        ($name:ident, $Cell:ident, $Mutex:path, $spawn:path) => {
+            pub fn $name(s: Sizes) {
+                let lock = Arc::new(<$Mutex>::new(()));
+                let cell = Arc::new($Cell::new(0u64));
+                let workers: Vec<_> = (0..s.threads)
+                    .map(|_| {
+                        let (lock, cell) = (lock.clone(), cell.clone());
+                        $spawn(move || {
+                            for _ in 0..s.lockstep {
+                                let _held = lock.lock();
+                                cell.with_mut(|p| unsafe { *p += 1 });
+                            }
+                        })
+                    })
+                    .collect();
+                workers.into_iter().for_each(|w| w.join().unwrap());
+                assert_eq!(cell.with(|p| unsafe { *p }), (s.threads * s.lockstep) as u64);
+            }
+        };
+    }
+    lockstep!(racer_lockstep, Shared, racer::parking_lot::Mutex<()>, racer::thread::spawn);
+    lockstep!(std_lockstep, StdCell, parking_lot::Mutex<()>, std::thread::spawn);
+}
+
 type Workload = (&'static str, fn(Sizes), fn(Sizes));
 
-const WORKLOADS: [Workload; 8] = [
+const WORKLOADS: [Workload; 9] = [
     ("w1_lockstep", with_racer::lockstep, with_std::lockstep),
     ("w1_rwlock_write", with_racer::rwlock_write_lockstep, with_std::rwlock_write_lockstep),
     ("w1_rwlock_read", with_racer::rwlock_read_lockstep, with_std::rwlock_read_lockstep),
+    ("w1_parking_lot_mutex", with_parking_lot::racer_lockstep, with_parking_lot::std_lockstep),
     ("w2_mixed", with_racer::mixed, with_std::mixed),
     ("w3_read_sharing", with_racer::read_sharing, with_std::read_sharing),
     ("w4_churn", with_racer::churn, with_std::churn),
