@@ -299,3 +299,65 @@ fn a_parking_lot_lock_order_inversion_is_reported() {
         assert_eq!(e.held().object(), "Mutex (lock_api)", "{d}");
     }
 }
+
+/// `racer::parking_lot::Condvar` with its mutex: the classic hand-over (the value written under
+/// the lock, a flag set, a notification; the waiter reads after `wait_while`) is ordered by the
+/// mutex the wait lets go of and takes back, so nothing is reported.
+#[test]
+fn a_condvar_hand_over_is_ordered_by_its_mutex() {
+    let report = racer::check(|| {
+        let shared = Arc::new((Mutex::new(false), racer::parking_lot::Condvar::new(), Shared::new(0u64)));
+        let s = shared.clone();
+        let waiter = named("waiter", move || {
+            let mut ready = s.0.lock();
+            s.1.wait_while(&mut ready, |ready| !*ready);
+            unsafe { s.2.get() }
+        });
+        let s = shared.clone();
+        named("notifier", move || {
+            let mut ready = s.0.lock();
+            unsafe { s.2.set(42) };
+            *ready = true;
+            s.1.notify_one();
+        })
+        .join()
+        .unwrap();
+        assert_eq!(waiter.join().unwrap(), 42);
+    });
+    assert_no_race(&report);
+}
+
+/// parking_lot's answers: a notification with nobody waiting wakes nobody, a timed wait that
+/// nobody ends times out, one whose condition already fails returns at once, and a waiter
+/// (known to sleep: it let go of the mutex after saying so) is counted by `notify_all`.
+#[test]
+fn condvar_timeouts_and_notification_counts_are_parking_lots() {
+    let cv = racer::parking_lot::Condvar::default();
+    let lock = Mutex::new(0u32);
+    assert!(!cv.notify_one());
+    assert_eq!(cv.notify_all(), 0);
+    let mut g = lock.lock();
+    assert!(cv.wait_for(&mut g, Duration::from_millis(20)).timed_out());
+    assert!(!cv.wait_while_for(&mut g, |n| *n > 0, Duration::from_secs(60)).timed_out());
+    assert!(cv.wait_while_until(&mut g, |n| *n == 0, std::time::Instant::now() + Duration::from_millis(20)).timed_out());
+    drop(g);
+
+    let shared = Arc::new((Mutex::new(0u32), racer::parking_lot::Condvar::new()));
+    let s = shared.clone();
+    let waiter = named("waiter", move || {
+        let mut state = s.0.lock();
+        *state = 1; // waiting: the mutex is let go of only inside the wait
+        s.1.wait_while(&mut state, |state| *state != 2);
+    });
+    let woken = loop {
+        let mut state = shared.0.lock();
+        if *state == 1 {
+            *state = 2;
+            break shared.1.notify_all();
+        }
+        drop(state);
+        std::thread::yield_now();
+    };
+    waiter.join().unwrap();
+    assert_eq!(woken, 1);
+}

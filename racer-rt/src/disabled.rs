@@ -179,9 +179,9 @@ pub mod lock_api {
 /// `racer::parking_lot` without a detector: parking_lot's own items.
 pub mod parking_lot {
     pub use parking_lot_crate::{
-        const_fair_mutex, const_mutex, const_reentrant_mutex, const_rwlock, FairMutex, FairMutexGuard,
+        const_fair_mutex, const_mutex, const_reentrant_mutex, const_rwlock, Condvar, FairMutex, FairMutexGuard,
         MappedFairMutexGuard, MappedMutexGuard, MappedReentrantMutexGuard, MappedRwLockReadGuard,
         MappedRwLockWriteGuard, Mutex, MutexGuard, RawFairMutex, RawMutex, RawRwLock, RawThreadId, ReentrantMutex,
-        ReentrantMutexGuard, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard,
+        ReentrantMutexGuard, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard, WaitTimeoutResult,
     };
 }

@@ -1,8 +1,8 @@
 //! `racer::parking_lot`: parking_lot's lock types under their own names, over racer's
-//! `lock_api` adapters (`lock_adapter.rs`), so code that uses parking_lot's locks is checked by
-//! switching `parking_lot::` to `racer::parking_lot::` (with the feature off they are
-//! parking_lot's own). Not here: `Condvar` (it takes parking_lot's own guard type) and `Once`
-//! (racer would not see its edge); use `racer::sync`'s.
+//! `lock_api` adapters (`lock_adapter.rs`), and a `Condvar` for their mutex, so code that uses
+//! parking_lot's locks is checked by switching `parking_lot::` to `racer::parking_lot::` (with
+//! the feature off they are parking_lot's own). Not here: `Once` (racer would not see its
+//! edge); use `racer::sync`'s.
 
 use lock_api_crate as la;
 use parking_lot_crate as pl;
@@ -54,4 +54,121 @@ pub type MappedReentrantMutexGuard<'a, T> = la::MappedReentrantMutexGuard<'a, Ra
 /// A `ReentrantMutex` in a `const` or `static`, as `parking_lot::const_reentrant_mutex`.
 pub const fn const_reentrant_mutex<T>(val: T) -> ReentrantMutex<T> {
     ReentrantMutex::const_new(<RawMutex as la::RawMutex>::INIT, <RawThreadId as la::GetThreadId>::INIT, val)
+}
+
+/// Whether a timed wait of [`Condvar`] returned because its time ran out, as parking_lot's
+/// (whose value racer cannot make).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitTimeoutResult(bool);
+
+impl WaitTimeoutResult {
+    pub fn timed_out(self) -> bool {
+        self.0
+    }
+}
+
+/// A condition variable for [`Mutex`], as `parking_lot::Condvar` (whose own takes only
+/// parking_lot's guard type). Notifications order nothing; the mutex, which a wait lets go of
+/// and takes back through racer's adapter, does.
+///
+/// A wait takes `handshake` before it lets go of the user's mutex and keeps it until it sleeps
+/// on `inner`; a notification takes `handshake` first. So a notification made after the waiter
+/// let go of the mutex reaches it. The wait is not published for deadlock detection: a thread
+/// that waits on it forever is not reported as hung.
+pub struct Condvar {
+    inner: pl::Condvar,
+    handshake: pl::Mutex<()>,
+}
+
+impl Condvar {
+    pub const fn new() -> Condvar {
+        Condvar { inner: pl::Condvar::new(), handshake: pl::const_mutex(()) }
+    }
+
+    /// Lets go of `guard`'s mutex, runs `sleep` on `inner`, then takes the mutex back.
+    fn sleep<T: ?Sized, R>(&self, guard: &mut MutexGuard<'_, T>, sleep: impl FnOnce(&pl::Condvar, &mut pl::MutexGuard<'_, ()>) -> R) -> R {
+        let mut handshake = self.handshake.lock();
+        la::MutexGuard::unlocked(guard, move || {
+            let woken = sleep(&self.inner, &mut handshake);
+            // Before the mutex is taken back: a notifier may hold it while it notifies.
+            drop(handshake);
+            woken
+        })
+    }
+
+    /// Blocks until notified (or woken spuriously), as parking_lot's.
+    pub fn wait<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>) {
+        self.sleep(guard, |inner, handshake| inner.wait(handshake))
+    }
+
+    /// Blocks while `condition` holds, as parking_lot's.
+    pub fn wait_while<T: ?Sized, F: FnMut(&mut T) -> bool>(&self, guard: &mut MutexGuard<'_, T>, mut condition: F) {
+        while condition(&mut *guard) {
+            self.wait(guard);
+        }
+    }
+
+    /// Blocks until notified or until `timeout`, as parking_lot's.
+    pub fn wait_until<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>, timeout: std::time::Instant) -> WaitTimeoutResult {
+        WaitTimeoutResult(self.sleep(guard, |inner, handshake| inner.wait_until(handshake, timeout).timed_out()))
+    }
+
+    /// Blocks while `condition` holds, until `timeout`, as parking_lot's.
+    pub fn wait_while_until<T: ?Sized, F: FnMut(&mut T) -> bool>(
+        &self,
+        guard: &mut MutexGuard<'_, T>,
+        mut condition: F,
+        timeout: std::time::Instant,
+    ) -> WaitTimeoutResult {
+        let mut result = WaitTimeoutResult(false);
+        while !result.timed_out() && condition(&mut *guard) {
+            result = self.wait_until(guard, timeout);
+        }
+        result
+    }
+
+    /// Blocks until notified or for `timeout`, as parking_lot's.
+    pub fn wait_for<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>, timeout: std::time::Duration) -> WaitTimeoutResult {
+        self.wait_until(guard, deadline(timeout))
+    }
+
+    /// Blocks while `condition` holds, for `timeout`, as parking_lot's.
+    pub fn wait_while_for<T: ?Sized, F: FnMut(&mut T) -> bool>(
+        &self,
+        guard: &mut MutexGuard<'_, T>,
+        condition: F,
+        timeout: std::time::Duration,
+    ) -> WaitTimeoutResult {
+        self.wait_while_until(guard, condition, deadline(timeout))
+    }
+
+    /// Wakes one waiter; whether one was woken, as parking_lot's.
+    pub fn notify_one(&self) -> bool {
+        let _handshake = self.handshake.lock();
+        self.inner.notify_one()
+    }
+
+    /// Wakes every waiter; how many were woken, as parking_lot's.
+    pub fn notify_all(&self) -> usize {
+        let _handshake = self.handshake.lock();
+        self.inner.notify_all()
+    }
+}
+
+/// `timeout` from now (a century where that overflows, as good as no deadline).
+fn deadline(timeout: std::time::Duration) -> std::time::Instant {
+    let now = std::time::Instant::now();
+    now.checked_add(timeout).unwrap_or_else(|| now + std::time::Duration::from_secs(100 * 365 * 24 * 3600))
+}
+
+impl Default for Condvar {
+    fn default() -> Condvar {
+        Condvar::new()
+    }
+}
+
+impl std::fmt::Debug for Condvar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Condvar").finish_non_exhaustive()
+    }
 }
