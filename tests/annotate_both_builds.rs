@@ -39,6 +39,12 @@ fn the_same_code_compiles_in_both_builds() {
     assert_eq!(TABLE.read().len(), 1);
     let m = Mutex::new(5);
     assert_eq!(*m.lock(), 5);
+    let cv = racer::parking_lot::Condvar::new();
+    let mut g = m.lock();
+    let timed_out: racer::parking_lot::WaitTimeoutResult = cv.wait_for(&mut g, std::time::Duration::from_millis(1));
+    assert!(timed_out.timed_out());
+    cv.wait_while(&mut g, |n| *n != 5);
+    assert!(!cv.notify_one());
 }
 
 #[test]
@@ -47,6 +53,7 @@ fn with_the_feature_off_they_are_parking_lots_own() {
         && same_type::<racer::parking_lot::RwLock<u32>, parking_lot::RwLock<u32>>()
         && same_type::<racer::parking_lot::ReentrantMutex<u32>, parking_lot::ReentrantMutex<u32>>()
         && same_type::<racer::parking_lot::FairMutex<u32>, parking_lot::FairMutex<u32>>()
+        && same_type::<racer::parking_lot::Condvar, parking_lot::Condvar>()
         && same_type::<racer::lock_api::RawMutex<parking_lot::RawMutex>, parking_lot::RawMutex>();
     assert_eq!(own, !racer::ENABLED);
 }
