@@ -148,11 +148,22 @@ mod races {
         assert_one_race(&report, RaceKind::Flow, ("a", w), ("b", r));
     }
 
-    /// A writer that takes the lock back after a reader took it in between must not go on in
-    /// the segment its first unlock posted: the reader heard of that post, so what the writer
-    /// does now would look ordered before the reader's later accesses.
-    #[test]
-    fn a_writer_retaking_the_lock_after_a_reader_is_in_a_new_segment() {
+    /// Runs `f` holding `lock` for writing (`write`) or reading.
+    fn holding<R>(lock: &RwLock<()>, write: bool, f: impl FnOnce() -> R) -> R {
+        if write {
+            let _held = lock.write().unwrap();
+            f()
+        } else {
+            let _held = lock.read().unwrap();
+            f()
+        }
+    }
+
+    /// Thread "a" takes the lock (for writing if `a_writes`, else reading) and lets go; "b"
+    /// then takes it the other way and lets go; "a" takes it again as before and writes the
+    /// cell under it, and "b" then reads the cell without the lock. "b" heard of "a"'s first
+    /// post, so "a" must not go on in the segment that post ended: the write and the read race.
+    fn retaken_after_the_other(a_writes: bool) {
         let mut sites = None;
         let report = racer::check(|| {
             let (lock, data) = setup();
@@ -161,17 +172,16 @@ mod races {
             let (to_b, from_a) = std_mpsc::channel::<()>();
             let (to_a, from_b) = std_mpsc::channel::<()>();
             let a = named("a", move || {
-                drop(l.write().unwrap());
+                holding(&l, a_writes, || ());
                 to_b.send(()).unwrap();
                 from_b.recv().unwrap();
-                let _w = l.write().unwrap();
-                let site = write(&d, 1);
+                let site = holding(&l, a_writes, || write(&d, 1));
                 to_b.send(()).unwrap();
                 site
             });
             let b = named("b", move || {
                 from_a.recv().unwrap();
-                drop(lock.read().unwrap());
+                holding(&lock, !a_writes, || ());
                 to_a.send(()).unwrap();
                 from_a.recv().unwrap();
                 read(&data).1
@@ -182,36 +192,15 @@ mod races {
         assert_one_race(&report, RaceKind::Flow, ("a", w), ("b", r));
     }
 
-    /// A reader that takes the lock back after a writer took it in between must not go on in
-    /// the segment its first unlock posted: the writer heard of that post.
+    #[test]
+    fn a_writer_retaking_the_lock_after_a_reader_is_in_a_new_segment() {
+        retaken_after_the_other(true);
+    }
+
+    /// (The write under a read lock is the bug that makes the race.)
     #[test]
     fn a_reader_retaking_the_lock_after_a_writer_is_in_a_new_segment() {
-        let mut sites = None;
-        let report = racer::check(|| {
-            let (lock, data) = setup();
-            let (l, d) = (lock.clone(), data.clone());
-            let (to_b, from_a) = std_mpsc::channel::<()>();
-            let (to_a, from_b) = std_mpsc::channel::<()>();
-            let a = named("a", move || {
-                drop(l.read().unwrap());
-                to_b.send(()).unwrap();
-                from_b.recv().unwrap();
-                let _r = l.read().unwrap();
-                let site = write(&d, 1); // a bug: a write under a read lock
-                to_b.send(()).unwrap();
-                site
-            });
-            let b = named("b", move || {
-                from_a.recv().unwrap();
-                drop(lock.write().unwrap());
-                to_a.send(()).unwrap();
-                from_a.recv().unwrap();
-                read(&data).1
-            });
-            sites = Some((a.join().unwrap(), b.join().unwrap()));
-        });
-        let (w, r) = sites.unwrap();
-        assert_one_race(&report, RaceKind::Flow, ("a", w), ("b", r));
+        retaken_after_the_other(false);
     }
 
     /// A reader that re-takes the lock alone posts nothing new at its second unlock, and the

@@ -143,24 +143,19 @@ impl RwClocks {
     /// # Safety
     /// The calling thread holds the lock exclusively, and `unlock` lets it go.
     pub unsafe fn post_exclusive_and_unlock(&self, event: SyncEvent, unlock: impl FnOnce()) {
-        let mut unlock = Some(unlock);
-        with_current(|t| {
-            // SAFETY (both): the caller holds the lock exclusively until `unlock` runs.
-            unsafe { self.written.absorb_from(t) };
-            // The thread's clock covered every shared unlock since its lock (or upgrade), and
-            // `written` now covers its clock. (Only here: a post that did not happen, late in
-            // the thread's teardown, leaves `covered` as it was, and the next writer joins
-            // `read` itself.)
-            unsafe { *self.covered.get() = self.read_posts.load(Relaxed) };
-            if let Some(unlock) = unlock.take() {
+        // SAFETY: as required here.
+        unsafe {
+            self.written.post_and_unlock(event, |posted| {
+                // The thread's clock covered every shared unlock since its lock (or upgrade),
+                // and `written` now covers its clock. (Only then: a post that did not happen,
+                // late in the thread's teardown, leaves `covered` as it was, and the next
+                // writer joins `read` itself.) The lock is still held.
+                if posted {
+                    *self.covered.get() = self.read_posts.load(Relaxed);
+                }
                 unlock();
-            }
-            t.note_sync(event);
-            t.tick_when_used();
-        });
-        if let Some(unlock) = unlock {
-            unlock();
-        }
+            })
+        };
     }
 
     /// The calling thread is about to let go of the lock held shared: it posts into `read`,

@@ -104,16 +104,17 @@ impl HeldClock {
     /// is due after it let go. It starts when the thread next uses its clock, unless the thread
     /// takes the lock back first with nobody in between (see `wait_from`): a loop that re-takes
     /// a lock nobody else wants stays in one segment, and its accesses hit the cells' caches.
+    /// `unlock` is told whether the clock was published (not during thread-local teardown).
     ///
     /// # Safety
     /// The calling thread holds the lock exclusively, and `unlock` lets it go.
-    pub unsafe fn post_and_unlock(&self, event: SyncEvent, unlock: impl FnOnce()) {
+    pub unsafe fn post_and_unlock(&self, event: SyncEvent, unlock: impl FnOnce(bool)) {
         let mut unlock = Some(unlock);
         with_current(|t| {
             // SAFETY: the caller holds the lock until `unlock` runs.
             unsafe { self.absorb_from(t) };
             if let Some(unlock) = unlock.take() {
-                unlock();
+                unlock(true);
             }
             // After the unlock: what only this thread sees, so the next holder need not wait.
             t.note_sync(event);
@@ -121,7 +122,7 @@ impl HeldClock {
         });
         // During thread-local teardown: unchecked.
         if let Some(unlock) = unlock {
-            unlock();
+            unlock(false);
         }
     }
 

@@ -186,7 +186,7 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
             // SAFETY: `inner` still holds the lock.
-            unsafe { self.lock.sync.clock.post_and_unlock(self.lock.sync.event("unlocking", self.locked_at), || drop(inner)) };
+            unsafe { self.lock.sync.clock.post_and_unlock(self.lock.sync.event("unlocking", self.locked_at), |_| drop(inner)) };
             // After the unlock: only this thread's own list of held locks changes, and the
             // next holder need not wait for it.
             self.lock.released();
