@@ -109,55 +109,44 @@ macro_rules! workloads {
             type Mutex<T> = $Mutex;
             type RwLock<T> = $RwLock;
 
+            /// Each of `s.threads` threads runs `step` on `lock` and one cell `s.lockstep`
+            /// times; returns the cell's value.
+            fn on_threads<L: Send + Sync + 'static>(s: Sizes, lock: L, step: fn(&L, &Cell<u64>)) -> u64 {
+                let lock = Arc::new(lock);
+                let cell = Arc::new(Cell::new(0u64));
+                let workers: Vec<_> = (0..s.threads)
+                    .map(|_| {
+                        let (lock, cell) = (lock.clone(), cell.clone());
+                        $spawn(move || (0..s.lockstep).for_each(|_| step(&lock, &cell)))
+                    })
+                    .collect();
+                workers.into_iter().for_each(|w| w.join().unwrap());
+                cell.with(|p| unsafe { *p })
+            }
+
             /// W1: threads take turns on one lock to increment one cell.
             pub fn lockstep(s: Sizes) {
-                let lock = Arc::new(Mutex::new(()));
-                let cell = Arc::new(Cell::new(0u64));
-                let workers: Vec<_> = (0..s.threads)
-                    .map(|_| {
-                        let (lock, cell) = (lock.clone(), cell.clone());
-                        $spawn(move || {
-                            for _ in 0..s.lockstep {
-                                let _held = lock.lock().unwrap();
-                                cell.with_mut(|p| unsafe { *p += 1 });
-                            }
-                        })
-                    })
-                    .collect();
-                workers.into_iter().for_each(|w| w.join().unwrap());
-                assert_eq!(cell.with(|p| unsafe { *p }), (s.threads * s.lockstep) as u64);
+                let total = on_threads(s, Mutex::new(()), |lock, cell| {
+                    let _held = lock.lock().unwrap();
+                    cell.with_mut(|p| unsafe { *p += 1 });
+                });
+                assert_eq!(total, (s.threads * s.lockstep) as u64);
             }
 
-            /// W1 on a reader-writer lock: threads take turns on its write lock (`read` false),
-            /// or read the cell under its read lock together (`read` true).
-            pub fn rwlock_lockstep(s: Sizes, read: bool) {
-                let lock = Arc::new(RwLock::new(()));
-                let cell = Arc::new(Cell::new(0u64));
-                let workers: Vec<_> = (0..s.threads)
-                    .map(|_| {
-                        let (lock, cell) = (lock.clone(), cell.clone());
-                        $spawn(move || {
-                            for _ in 0..s.lockstep {
-                                if read {
-                                    let _held = lock.read().unwrap();
-                                    black_box(cell.with(|p| unsafe { *p }));
-                                } else {
-                                    let _held = lock.write().unwrap();
-                                    cell.with_mut(|p| unsafe { *p += 1 });
-                                }
-                            }
-                        })
-                    })
-                    .collect();
-                workers.into_iter().for_each(|w| w.join().unwrap());
-            }
-
+            /// W1 on a reader-writer lock's write lock.
             pub fn rwlock_write_lockstep(s: Sizes) {
-                rwlock_lockstep(s, false)
+                on_threads(s, RwLock::new(()), |lock, cell| {
+                    let _held = lock.write().unwrap();
+                    cell.with_mut(|p| unsafe { *p += 1 });
+                });
             }
 
+            /// W1's threads reading the cell under a reader-writer lock's read lock, together.
             pub fn rwlock_read_lockstep(s: Sizes) {
-                rwlock_lockstep(s, true)
+                on_threads(s, RwLock::new(()), |lock, cell| {
+                    let _held = lock.read().unwrap();
+                    black_box(cell.with(|p| unsafe { *p }));
+                });
             }
 
             /// W2: mostly private work (hashing a 4 KiB buffer), then a short locked update.
