@@ -45,6 +45,11 @@ fn the_same_code_compiles_in_both_builds() {
     assert!(timed_out.timed_out());
     cv.wait_while(&mut g, |n| *n != 5);
     assert!(!cv.notify_one());
+    drop(g);
+    let once = racer::parking_lot::Once::new();
+    once.call_once(|| *m.lock() += 1);
+    once.call_once(|| unreachable!("runs once"));
+    assert_eq!((*m.lock(), once.state()), (6, racer::parking_lot::OnceState::Done));
 }
 
 #[test]
@@ -54,6 +59,7 @@ fn with_the_feature_off_they_are_parking_lots_own() {
         && same_type::<racer::parking_lot::ReentrantMutex<u32>, parking_lot::ReentrantMutex<u32>>()
         && same_type::<racer::parking_lot::FairMutex<u32>, parking_lot::FairMutex<u32>>()
         && same_type::<racer::parking_lot::Condvar, parking_lot::Condvar>()
+        && same_type::<racer::parking_lot::Once, parking_lot::Once>()
         && same_type::<racer::lock_api::RawMutex<parking_lot::RawMutex>, parking_lot::RawMutex>();
     assert_eq!(own, !racer::ENABLED);
 }

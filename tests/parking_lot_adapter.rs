@@ -361,3 +361,34 @@ fn condvar_timeouts_and_notification_counts_are_parking_lots() {
     waiter.join().unwrap();
     assert_eq!(woken, 1);
 }
+
+/// `racer::parking_lot::Once`: what the initialiser wrote is read race-free by a thread whose
+/// `call_once` returned after it, and the initialiser runs once.
+#[test]
+fn a_once_orders_its_initialiser_before_later_calls() {
+    static INIT: racer::parking_lot::Once = racer::parking_lot::Once::new();
+    let report = racer::check(|| {
+        let data = Arc::new(Shared::new(0u64));
+        // A std counter: invisible to racer.
+        let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (d, r) = (data.clone(), runs.clone());
+        let (d2, r2) = (data.clone(), runs.clone());
+        one_then_other(
+            move || {
+                INIT.call_once(|| {
+                    unsafe { d.set(7) };
+                    r.fetch_add(1, Ordering::Relaxed);
+                });
+            },
+            move || {
+                INIT.call_once(|| {
+                    r2.fetch_add(1, Ordering::Relaxed);
+                });
+                assert_eq!(unsafe { d2.get() }, 7);
+            },
+        );
+        assert_eq!(runs.load(Ordering::Relaxed), 1);
+        assert!(INIT.state().done());
+    });
+    assert_no_race(&report);
+}

@@ -1,8 +1,7 @@
 //! `racer::parking_lot`: parking_lot's lock types under their own names, over racer's
-//! `lock_api` adapters (`lock_adapter.rs`), and a `Condvar` for their mutex, so code that uses
-//! parking_lot's locks is checked by switching `parking_lot::` to `racer::parking_lot::` (with
-//! the feature off they are parking_lot's own). Not here: `Once` (racer would not see its
-//! edge); use `racer::sync`'s.
+//! `lock_api` adapters (`lock_adapter.rs`), a `Condvar` for their mutex and a `Once`, so code
+//! that uses parking_lot's locks is checked by switching `parking_lot::` to
+//! `racer::parking_lot::` (with the feature off they are parking_lot's own).
 
 use lock_api_crate as la;
 use parking_lot_crate as pl;
@@ -170,5 +169,59 @@ impl Default for Condvar {
 impl std::fmt::Debug for Condvar {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Condvar").finish_non_exhaustive()
+    }
+}
+
+pub use pl::OnceState;
+
+/// A one-time initialisation, as `parking_lot::Once`. The initialiser happens before every
+/// call that returns after it ran: it ends with a release of the `Once`'s address, and every
+/// call that returns acquires it (`racer::annotate`'s edges; parking_lot's own `Once` inside).
+pub struct Once(pl::Once);
+
+impl Once {
+    pub const fn new() -> Once {
+        Once(pl::Once::new())
+    }
+
+    pub fn state(&self) -> OnceState {
+        self.0.state()
+    }
+
+    /// Runs `f` if no call has completed, as parking_lot's.
+    pub fn call_once<F: FnOnce()>(&self, f: F) {
+        self.0.call_once(|| {
+            f();
+            racer_core::annotate::release(self);
+        });
+        racer_core::annotate::acquire(self);
+    }
+
+    /// As `call_once`, also after an initialiser panicked (poisoned), as parking_lot's.
+    pub fn call_once_force<F: FnOnce(OnceState)>(&self, f: F) {
+        self.0.call_once_force(|state| {
+            f(state);
+            racer_core::annotate::release(self);
+        });
+        racer_core::annotate::acquire(self);
+    }
+}
+
+impl Drop for Once {
+    fn drop(&mut self) {
+        // A `Once` made later at this address starts with no edges.
+        racer_core::annotate::forget_sync(&*self);
+    }
+}
+
+impl Default for Once {
+    fn default() -> Once {
+        Once::new()
+    }
+}
+
+impl std::fmt::Debug for Once {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Once").field("state", &self.state()).finish()
     }
 }
