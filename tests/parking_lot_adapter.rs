@@ -392,3 +392,25 @@ fn a_once_orders_its_initialiser_before_later_calls() {
     });
     assert_no_race(&report);
 }
+
+/// A `racer::parking_lot::Condvar` wait nobody will end is part of a hang, as racer's own: the
+/// check ends with the hang reported and the wait unwound.
+#[test]
+fn a_parking_lot_condvar_wait_nobody_ends_is_a_hang() {
+    let report = racer::check(|| {
+        let pair = Arc::new((Mutex::new(false), racer::parking_lot::Condvar::new()));
+        let stuck = named("stuck", move || {
+            let (flag, cv) = &*pair;
+            let mut set = flag.lock();
+            // Nobody ever sets the flag.
+            cv.wait_while(&mut set, |set| !*set);
+        });
+        let _ = stuck.join();
+        unreachable!("the joined thread never ends");
+    });
+    assert_eq!(report.deadlocks().len(), 1, "{report}");
+    let d = &report.deadlocks()[0];
+    assert_eq!(d.kind(), racer::DeadlockKind::Hang, "{d}");
+    let stuck = d.threads().iter().find(|t| t.thread_name() == Some("stuck")).unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(stuck.waiting_for(), "on a Condvar (wait without timeout)", "{d}");
+}

@@ -7,6 +7,7 @@ use lock_api_crate as la;
 use parking_lot_crate as pl;
 
 use crate::lock_adapter;
+use racer_core::foreign_lock::ForeignCondvarWait;
 
 /// parking_lot's raw mutex with racer's edges.
 pub type RawMutex = lock_adapter::RawMutex<pl::RawMutex>;
@@ -72,8 +73,8 @@ impl WaitTimeoutResult {
 ///
 /// A wait takes `handshake` before it lets go of the user's mutex and keeps it until it sleeps
 /// on `inner`; a notification takes `handshake` first. So a notification made after the waiter
-/// let go of the mutex reaches it. The wait is not published for deadlock detection: a thread
-/// that waits on it forever is not reported as hung.
+/// let go of the mutex reaches it. An untimed wait is published for hang detection, as racer's
+/// own `Condvar`'s are.
 pub struct Condvar {
     inner: pl::Condvar,
     handshake: pl::Mutex<()>,
@@ -95,12 +96,21 @@ impl Condvar {
         })
     }
 
-    /// Blocks until notified (or woken spuriously), as parking_lot's.
+    /// Blocks until notified, as parking_lot's. It sleeps in timed steps, to poll for the end
+    /// of its check by a hang; a step that times out is not returned as a spurious wake-up.
+    #[track_caller]
     pub fn wait<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>) {
-        self.sleep(guard, |inner, handshake| inner.wait(handshake))
+        let site = std::panic::Location::caller();
+        self.sleep(guard, |inner, handshake| {
+            let waiting = ForeignCondvarWait::begin(site);
+            while inner.wait_for(handshake, ForeignCondvarWait::STEP).timed_out() {
+                waiting.poll();
+            }
+        })
     }
 
     /// Blocks while `condition` holds, as parking_lot's.
+    #[track_caller]
     pub fn wait_while<T: ?Sized, F: FnMut(&mut T) -> bool>(&self, guard: &mut MutexGuard<'_, T>, mut condition: F) {
         while condition(&mut *guard) {
             self.wait(guard);

@@ -1,11 +1,12 @@
 //! The detector's side of a lock racer did not write (any `lock_api` raw lock: parking_lot's, a
 //! spin lock): racer-rt's generic adapter (`lock_adapter.rs`) calls these around the raw lock's
 //! own operations, so that the lock orders like racer's `RwLock` (a mutex uses its exclusive
-//! half only) and takes part in deadlock detection.
+//! half only) and takes part in deadlock detection. And the wait of a condition variable racer
+//! did not write (`racer::parking_lot::Condvar`), published for hang detection.
 
 use std::panic::Location;
 
-use crate::deadlock::{self, Acq, LockMeta};
+use crate::deadlock::{self, Acq, Blocking, LockMeta, Wait};
 use crate::report::LockMode;
 use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::rw_clocks::RwClocks;
@@ -94,5 +95,27 @@ impl ForeignLock {
         unsafe { self.clocks.downgrading(self.event("downgrading", at)) };
         deadlock::released(self.meta.id());
         deadlock::acquired(self.acq(LockMode::Shared, at), false);
+    }
+}
+
+/// An untimed wait on a condition variable racer did not write (`racer::parking_lot::Condvar`),
+/// published for hang detection while it lasts, as racer's own `Condvar` publishes its waits:
+/// the waiter sleeps in timed steps of `ForeignCondvarWait::STEP` and calls `poll` between
+/// them, which unwinds the thread when its `racer::check` was ended by a hang.
+pub struct ForeignCondvarWait(Blocking);
+
+impl ForeignCondvarWait {
+    /// The longest sleep between two polls.
+    pub const STEP: std::time::Duration = deadlock::TICK;
+
+    /// Publishes the wait; call it once the condition variable's mutex is let go (the wait
+    /// names the locks the thread still holds).
+    pub fn begin(site: &'static Location<'static>) -> ForeignCondvarWait {
+        ForeignCondvarWait(deadlock::wait(Wait::Condvar, site))
+    }
+
+    /// Unwinds the thread (with racer's deadlock abort) if its check was ended by a hang.
+    pub fn poll(&self) {
+        self.0.poll();
     }
 }

@@ -36,7 +36,7 @@ mod thread_end;
 mod wait_slot;
 mod watchdog;
 
-pub use blocking::{blocking_lock, contended, pause, wait, DeadlockAbort, SPIN_ROUNDS};
+pub use blocking::{blocking_lock, contended, pause, wait, Blocking, DeadlockAbort, SPIN_ROUNDS};
 pub use held::{acquired, released};
 pub use lock::{Acq, LockMeta};
 pub use thread_end::Done;
