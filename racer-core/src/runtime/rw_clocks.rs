@@ -23,11 +23,12 @@ use crate::runtime::thread_state::{with_current, ClockName};
 ///
 /// Invariant: `written` is the join of the clocks of every exclusive unlock (and downgrade) so
 /// far, `read` the join of every shared unlock's, and `read_posts` counts those shared unlocks.
-/// `written` covers `read` as it was after `covered` shared unlocks (set by exclusive unlocks). `written` and `covered`
-/// change only under the lock held exclusively; `read` and `read_posts` change only under the
-/// lock held shared (readers post together, so `read` has a lock of its own). `generation`
-/// is 0 until the lock is first taken, then a value no other lock and no other exclusive hold
-/// of this one ever had: it changes at every exclusive lock and upgrade, and only then.
+/// `written` covers `read` as it was after `covered` shared unlocks (set by exclusive unlocks).
+/// `written` and `covered` change only under the lock held exclusively; `read` and
+/// `read_posts` change only under the lock held shared (readers post together, so `read` has a
+/// lock of its own). `generation` is 0 until the lock is first taken, then a value no other
+/// lock and no other exclusive hold of this one ever had: it changes at every exclusive lock
+/// and upgrade, and only then.
 #[derive(Debug, Default)]
 pub struct RwClocks {
     written: HeldClock,
@@ -182,7 +183,8 @@ impl RwClocks {
 
     /// The calling thread's shared (or upgradable) hold has just become exclusive: every
     /// reader's section so far happens before what follows. (No writer came in between: the
-    /// hold kept them out.) Its exclusive unlock relies on this wait (see `post_exclusive_and_unlock`).
+    /// hold kept them out.) Its exclusive unlock relies on this wait (see
+    /// `post_exclusive_and_unlock`).
     pub fn upgraded(&self, event: SyncEvent) {
         self.generation.store(fresh_generation(), Relaxed);
         self.read.wait(event);
