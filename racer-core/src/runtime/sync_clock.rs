@@ -132,7 +132,7 @@ impl HeldClock {
     /// # Safety
     /// The calling thread, `t`'s, holds the lock exclusively.
     #[inline]
-    pub unsafe fn absorb_from(&self, t: &mut ThreadState) {
+    unsafe fn absorb_from(&self, t: &mut ThreadState) {
         // SAFETY: the caller holds the lock exclusively.
         let lock = unsafe { &mut *self.clock.get() };
         // The lock's clock is this very clock when the thread posted it last and has not
