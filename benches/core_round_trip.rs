@@ -11,40 +11,15 @@
 //! cargo bench --bench core_round_trip
 //! ```
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
-
-/// The ball: alone on its cache line.
-#[repr(align(64))]
-struct Line(AtomicU64);
-
-/// ns per round trip: two threads pass a counter back and forth `n` times, each waiting (by
-/// reading the line) until the other has written it.
-fn round_trip(n: u64) -> f64 {
-    let ball = Line(AtomicU64::new(0));
-    let start = Instant::now();
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            for i in 0..n {
-                while ball.0.load(Ordering::Acquire) != 2 * i + 1 {
-                    std::hint::spin_loop();
-                }
-                ball.0.store(2 * i + 2, Ordering::Release);
-            }
-        });
-        for i in 0..n {
-            ball.0.store(2 * i + 1, Ordering::Release);
-            while ball.0.load(Ordering::Acquire) != 2 * i + 2 {
-                std::hint::spin_loop();
-            }
-        }
-    });
-    start.elapsed().as_nanos() as f64 / n as f64
-}
+#[path = "common/round_trip.rs"]
+mod round_trip;
+use round_trip::round_trip;
 
 fn main() {
     let mut runs: Vec<f64> = (0..7).map(|_| round_trip(200_000)).collect();
     runs.sort_by(f64::total_cmp);
     let shown: Vec<String> = runs.iter().map(|ns| format!("{ns:.0}")).collect();
-    println!("core-to-core round trip: median {:.0} ns (runs, ns: {})", runs[runs.len() / 2], shown.join(" "));
+    let median = runs[runs.len() / 2];
+    let state = if median >= round_trip::SLOW_NS { "slow" } else { "fast" };
+    println!("core-to-core round trip: median {median:.0} ns, the {state} state (runs, ns: {})", shown.join(" "));
 }

@@ -26,6 +26,9 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 
+#[path = "common/round_trip.rs"]
+mod round_trip;
+
 /// Work per workload: the sizes, or a tenth of them in quick mode.
 #[derive(Clone, Copy)]
 struct Sizes {
@@ -568,16 +571,23 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 /// The measure of each workload: racer and std runs alternate (`RACER_BENCH_PAIRS`
 /// pairs, 11 by default), so drift on a shared machine hits both alike; the ratio is the
-/// median of the per-pair ratios.
+/// median of the per-pair ratios. Each pair is tagged with the core-to-core round trip measured
+/// just before it, and the ratio is also given per state of the machine (see `round_trip`):
+/// W7's and W8's follow it, so a figure without its state does not compare with another.
 fn alternating_runs(s: Sizes) {
     let pairs: usize = std::env::var("RACER_BENCH_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(11).max(1);
     println!("\nracer overhead, alternating runs ({pairs} pairs; medians; ENABLED = {})", racer::ENABLED);
-    println!("{:<34} {:>14} {:>14} {:>8}", "workload", "racer", "std", "ratio");
+    println!(
+        "{:<34} {:>14} {:>14} {:>8}   by round trip (fast < {:.0} ns <= slow): pairs, ratio",
+        "workload", "racer", "std", "ratio", round_trip::SLOW_NS
+    );
     for (name, racer_run, std_run) in WORKLOADS.into_iter().filter(|w| selected(w.0)) {
         racer_run(s);
         std_run(s);
         let (mut r, mut n, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
         for _ in 0..pairs {
+            let round_trip_ns = round_trip::round_trip(20_000);
             let t = Instant::now();
             racer_run(s);
             let rt = t.elapsed().as_secs_f64();
@@ -587,8 +597,21 @@ fn alternating_runs(s: Sizes) {
             r.push(rt);
             n.push(st);
             ratios.push(rt / st);
+            if round_trip_ns < round_trip::SLOW_NS { &mut fast } else { &mut slow }.push(rt / st);
         }
-        println!("{:<34} {:>11.2} ms {:>11.2} ms {:>7.2}x", name, median(r) * 1e3, median(n) * 1e3, median(ratios));
+        let state = |name: &str, ratios: Vec<f64>| match ratios.len() {
+            0 => format!("{name} 0"),
+            k => format!("{name} {k}, {:.2}x", median(ratios)),
+        };
+        println!(
+            "{:<34} {:>11.2} ms {:>11.2} ms {:>7.2}x   {}; {}",
+            name,
+            median(r) * 1e3,
+            median(n) * 1e3,
+            median(ratios),
+            state("fast", fast),
+            state("slow", slow)
+        );
     }
 }
 
