@@ -1,6 +1,7 @@
 //! **Layer 11: the ground floor**: std locks without poisoning (`lock`), a sharded map, a small
-//! vector, a fast hasher, and the hooks racer-rt fills in before `main` (`platform`: unwind
-//! tables, symbols, C library calls, standard error and the process's end).
+//! vector, a fast hasher, process-unique ids (`unique_id`), and the hooks racer-rt fills in
+//! before `main` (`platform`: unwind tables, symbols, C library calls, standard error and the
+//! process's end).
 //!
 //! May import: nothing of racer's. Invariant: nothing here knows about races.
 
@@ -9,3 +10,4 @@ pub mod lock;
 pub mod platform;
 pub mod sharded_map;
 pub mod small_vec;
+pub mod unique_id;

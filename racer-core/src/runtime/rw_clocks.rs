@@ -15,6 +15,8 @@
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use crate::base::unique_id;
+
 use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::sync_clock::{HeldClock, SyncClock};
 use crate::runtime::thread_state::{with_current, ClockName};
@@ -42,29 +44,6 @@ thread_local! {
     /// The calling thread's last shared unlock: the lock's `generation` then, and the thread's
     /// clock that it posted (see `ThreadState::clock_name`).
     static LAST_SHARED_POST: Cell<Option<(u64, ClockName)>> = const { Cell::new(None) };
-    /// The next generation of this thread's block and the block's end (see `fresh_generation`).
-    static GENERATIONS: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
-}
-
-/// Generations handed out to a thread at a time, so that a fresh one rarely touches shared
-/// state.
-const GENERATION_BLOCK: u64 = 1 << 12;
-static NEXT_GENERATION_BLOCK: AtomicU64 = AtomicU64::new(1);
-
-/// A generation no lock ever had (never 0).
-fn fresh_generation() -> u64 {
-    let block = || NEXT_GENERATION_BLOCK.fetch_add(1, Relaxed) * GENERATION_BLOCK;
-    GENERATIONS
-        .try_with(|g| {
-            let (mut next, mut end) = g.get();
-            if next == end {
-                next = block();
-                end = next + GENERATION_BLOCK;
-            }
-            g.set((next + 1, end));
-            next
-        })
-        .unwrap_or_else(|_| block())
 }
 
 // SAFETY: `covered` is reached only through the unsafe methods below, whose callers hold the
@@ -90,7 +69,7 @@ impl RwClocks {
     /// The calling thread holds the lock exclusively.
     pub unsafe fn wait_exclusive(&self, event: SyncEvent) {
         // Every reader's post so far is heard now.
-        self.generation.store(fresh_generation(), Relaxed);
+        self.generation.store(unique_id::fresh(), Relaxed);
         with_current(|t| {
             // Shared unlocks happen before this exclusive lock, so the count is settled.
             // SAFETY: the caller holds the lock exclusively.
@@ -132,7 +111,7 @@ impl RwClocks {
             return generation;
         }
         // Readers may race to set it; an exclusive lock cannot come in between.
-        match self.generation.compare_exchange(0, fresh_generation(), Relaxed, Relaxed) {
+        match self.generation.compare_exchange(0, unique_id::fresh(), Relaxed, Relaxed) {
             Ok(_) => self.generation.load(Relaxed),
             Err(set) => set,
         }
@@ -186,7 +165,7 @@ impl RwClocks {
     /// hold kept them out.) Its exclusive unlock relies on this wait (see
     /// `post_exclusive_and_unlock`).
     pub fn upgraded(&self, event: SyncEvent) {
-        self.generation.store(fresh_generation(), Relaxed);
+        self.generation.store(unique_id::fresh(), Relaxed);
         self.read.wait(event);
     }
 

@@ -248,7 +248,8 @@ impl AtomicSync {
         crate::base::lock::prefetch_for_write(&self.writer);
         let mut op = Some(op);
         let checked = with_current(|t| {
-            let fresh = Stamp::fresh();
+            // A stamp no clock of any atomic ever had.
+            let fresh = crate::base::unique_id::fresh();
             let mut locked = self.lock();
             let version = locked.version;
             let result = (op.take().expect("atomic operation runs once"))();
@@ -340,15 +341,9 @@ impl AtomicSync {
 /// acquire fence) would change nothing.
 struct Stamp;
 
-/// Stamps handed out to a thread at a time, so that a fresh stamp rarely touches shared state.
-const STAMP_BLOCK: u64 = 1 << 12;
 const KNOWN: usize = 64;
 
-static NEXT_STAMP_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
 thread_local! {
-    /// The next stamp of this thread's block and the block's end.
-    static STAMPS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
     /// Direct-mapped by stamp: `(stamp, joined)`. Invariant: an entry `(s, true)` means this
     /// thread's clock holds the clock stamped `s`; `(s, false)` that its clock and its
     /// Relaxed-read clock (see `fence`) together do, so that an acquire fence would give it the
@@ -357,20 +352,6 @@ thread_local! {
 }
 
 impl Stamp {
-    fn fresh() -> u64 {
-        STAMPS
-            .try_with(|s| {
-                let (mut next, mut end) = s.get();
-                if next == end {
-                    next = NEXT_STAMP_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * STAMP_BLOCK;
-                    end = next + STAMP_BLOCK;
-                }
-                s.set((next + 1, end));
-                next
-            })
-            .unwrap_or_else(|_| NEXT_STAMP_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * STAMP_BLOCK)
-    }
-
     fn slot(stamp: u64) -> usize {
         (stamp.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % KNOWN
     }
