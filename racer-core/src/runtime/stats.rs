@@ -56,8 +56,8 @@ pub struct AlgorithmStats {
     pub peak_segments: usize,
     /// The most segments one cell has ever held.
     pub max_segments_on_cell: usize,
-    /// Bytes of shadow memory now: the shadow part of each cell (`CellMeta`, 24 bytes), its
-    /// state's 40-byte slot, and what the state holds on the heap.
+    /// Bytes of shadow memory now: the shadow part of each cell (`CellMeta`, 40 bytes), its
+    /// state's 64-byte slot, and what the state holds on the heap.
     pub shadow_bytes: usize,
 }
 

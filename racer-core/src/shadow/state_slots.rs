@@ -1,9 +1,17 @@
-//! Out-of-line storage of the cells' policy states: 40-byte slots from per-thread free lists.
+//! Out-of-line storage of the cells' policy states: one cache line per state, from per-thread
+//! free lists.
 //!
 //! A `Shared` cell keeps only its seen-access cache and one tagged pointer to its state, so the
-//! fast path streams small cells (a `Shared<u64>` is 32 bytes) and the state is touched on the
+//! fast path streams small cells (a `Shared<u64>` is 48 bytes) and the state is touched on the
 //! slow path only. A slot is owned by exactly one cell, like a `Box`, but costs no allocator
-//! header: a cell's shadow state stays at 64 bytes (24 in the cell, 40 here).
+//! header: a cell's shadow state is 104 bytes (40 in the cell, 64 here).
+//!
+//! A slot is a whole cache line although a state needs 40 bytes: a state that straddled two
+//! lines, or shared one with its neighbour's, cost an extra transfer between cores whenever two
+//! threads checked neighbouring cells (a ring's producer and consumer, readers sweeping one
+//! array). For the same reason a new chunk hands out its slots five lines apart, so that cells
+//! whose states are made one after another (neighbours, mostly) do not get neighbouring lines,
+//! which processors fetch in pairs.
 //!
 //! Slots are made 64 at a time and never returned to the allocator; a freed slot goes on the
 //! freeing thread's list (no lock), and a thread's list moves to a global one when it grows
@@ -21,9 +29,9 @@ use crate::provenance::access::AccessInfo;
 /// Storage for one state, whichever algorithm runs it; a free slot links to the next one.
 ///
 /// Its fields size and align it for every state (all at offset 0, `repr(C)`); a state is
-/// reached by a cast to its policy type in [`match_algorithm!`]. Aligned to 8 so that a state's
-/// address leaves three bits for the algorithm's number.
-#[repr(C, align(8))]
+/// reached by a cast to its policy type in [`match_algorithm!`]. Aligned to a cache line (see
+/// the module's doc), which also leaves a state's address three bits for the algorithm's number.
+#[repr(C, align(64))]
 #[allow(dead_code)]
 union StateSlot {
     alg3: ManuallyDrop<Alg3<AccessInfo>>,
@@ -36,6 +44,9 @@ union StateSlot {
 pub const SLOT_BYTES: usize = std::mem::size_of::<StateSlot>();
 
 const SLOTS_PER_CHUNK: usize = 64;
+/// The distance, in slots, between slots a new chunk hands out one after another; prime to
+/// `SLOTS_PER_CHUNK`, so that every slot is handed out.
+const CHUNK_STRIDE: usize = 5;
 /// A thread's free list moves to the global one beyond this many slots.
 const MAX_LOCAL_FREE: usize = 4096;
 
@@ -135,10 +146,16 @@ fn alloc_slot() -> NonNull<StateSlot> {
     }
     // A new chunk, never freed: its slots only ever move between free lists and cells.
     let chunk: &'static mut [MaybeUninit<StateSlot>] = Box::leak(Box::new_uninit_slice(SLOTS_PER_CHUNK));
-    for s in chunk[1..].iter_mut() {
-        shared.push(NonNull::from(s).cast());
+    // Pushed in reverse, so popped in `handout_order`.
+    for i in handout_order().skip(1).collect::<Vec<_>>().into_iter().rev() {
+        shared.push(NonNull::from(&mut chunk[i]).cast());
     }
     NonNull::from(&mut chunk[0]).cast()
+}
+
+/// The order in which a new chunk hands out its slots: 0, 5, 10, ... (see `CHUNK_STRIDE`).
+fn handout_order() -> impl Iterator<Item = usize> {
+    (0..SLOTS_PER_CHUNK).map(|i| i * CHUNK_STRIDE % SLOTS_PER_CHUNK)
 }
 
 fn free_slot(slot: NonNull<StateSlot>) {
@@ -200,9 +217,19 @@ mod tests {
     use crate::model::algorithm::CellPolicy;
 
     #[test]
-    fn a_slot_is_40_bytes_and_leaves_two_tag_bits() {
-        assert_eq!(SLOT_BYTES, 40);
+    fn a_slot_is_one_cache_line_and_leaves_three_tag_bits() {
+        assert_eq!(SLOT_BYTES, 64);
+        assert_eq!(std::mem::align_of::<StateSlot>(), 64);
         assert!(std::mem::align_of::<StateSlot>() > TAG_MASK);
+    }
+
+    #[test]
+    fn a_chunk_hands_out_every_slot_once_and_never_two_neighbours_in_a_row() {
+        let order: Vec<usize> = handout_order().collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..SLOTS_PER_CHUNK).collect::<Vec<_>>());
+        assert!(order.windows(2).all(|w| w[0].abs_diff(w[1]) > 1), "{order:?}");
     }
 
     #[test]
