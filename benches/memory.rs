@@ -1,6 +1,6 @@
 //! Shadow memory per cell, measured. A cell carries its seen-access cache and a pointer to its
 //! state (the bytes `Shared<u64>` has beyond the `u64`); the state's 64-byte slot and what it
-//! spills to the heap (a read set of more than one parallel read) are measured as the growth of
+//! spills to the heap (a read set of more than two parallel reads) are measured as the growth of
 //! resident memory after 200 000 cells are written, then read by p parallel threads (the cells
 //! themselves are allocated first and not counted). Prints both parts and their sum per cell, next to racer's own accounting
 //! (`racer::stats()`).

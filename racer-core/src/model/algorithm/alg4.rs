@@ -14,42 +14,64 @@ pub struct Alg4<I> {
     reads: ReadSet<I>,
 }
 
-/// `R`: one read inline (the common case, no allocation), more on the heap.
+/// `R`: up to two reads inline (no allocation), more on the heap. Two fit the state's slot,
+/// which is a whole cache line (see `state_slots`), so a cell read by two threads at once, the
+/// common case of sharing, needs no allocation.
 ///
-/// Invariant: once `Many`, it stays `Many` (its allocation is reused by later reads).
+/// Invariant: the inline reads are packed (the second is `None` if the first is); once `Many`,
+/// it stays `Many` (its allocation is reused by later reads).
 #[derive(Debug, Clone)]
 enum ReadSet<I> {
-    One(Option<Recorded<I>>),
+    Inline([Option<Recorded<I>>; 2]),
     Many(Vec<Recorded<I>>),
 }
 
 impl<I> ReadSet<I> {
-    fn as_slice(&self) -> &[Recorded<I>] {
+    /// Calls `f` on every read in the set.
+    #[inline]
+    fn for_each(&self, mut f: impl FnMut(&Recorded<I>)) {
         match self {
-            ReadSet::One(r) => r.as_slice(),
-            ReadSet::Many(v) => v,
+            ReadSet::Inline(reads) => reads.iter().flatten().for_each(f),
+            ReadSet::Many(v) => v.iter().for_each(f),
         }
     }
 
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            ReadSet::Inline(reads) => reads.iter().filter(|r| r.is_some()).count(),
+            ReadSet::Many(v) => v.len(),
+        }
+    }
+
+    #[inline]
     fn retain(&mut self, keep: impl Fn(&Recorded<I>) -> bool) {
         match self {
-            ReadSet::One(r) => {
-                if r.as_ref().is_some_and(|r| !keep(r)) {
-                    *r = None;
+            ReadSet::Inline(reads) => {
+                for r in reads.iter_mut() {
+                    if r.as_ref().is_some_and(|r| !keep(r)) {
+                        *r = None;
+                    }
+                }
+                if reads[0].is_none() {
+                    reads.swap(0, 1); // packed again
                 }
             }
             ReadSet::Many(v) => v.retain(keep),
         }
     }
 
+    #[inline]
     fn push(&mut self, read: Recorded<I>) {
         match self {
-            ReadSet::One(r @ None) => *r = Some(read),
-            ReadSet::One(r) => {
-                // The second parallel read moves R to the heap: with room for a few more at
-                // once, rather than a reallocation per reader.
+            ReadSet::Inline([first @ None, _]) => *first = Some(read),
+            ReadSet::Inline([_, second @ None]) => *second = Some(read),
+            ReadSet::Inline([first, second]) => {
+                // One more parallel read than fits moves R to the heap: with room for a few
+                // more at once, rather than a reallocation per reader.
                 let mut v = Vec::with_capacity(SPILLED_READS);
-                v.extend(r.take());
+                v.extend(first.take());
+                v.extend(second.take());
                 v.push(read);
                 *self = ReadSet::Many(v);
             }
@@ -57,16 +79,18 @@ impl<I> ReadSet<I> {
         }
     }
 
+    #[inline]
     fn clear(&mut self) {
         match self {
-            ReadSet::One(r) => *r = None,
+            ReadSet::Inline(reads) => *reads = [None, None],
             ReadSet::Many(v) => v.clear(),
         }
     }
 
+    #[inline]
     fn heap_capacity(&self) -> usize {
         match self {
-            ReadSet::One(_) => 0,
+            ReadSet::Inline(_) => 0,
             ReadSet::Many(v) => v.capacity(),
         }
     }
@@ -77,7 +101,7 @@ const SPILLED_READS: usize = 4;
 
 impl<I> Default for Alg4<I> {
     fn default() -> Self {
-        Alg4 { write: None, reads: ReadSet::One(None) }
+        Alg4 { write: None, reads: ReadSet::Inline([None, None]) }
     }
 }
 
@@ -98,11 +122,11 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
                 race(RaceKind::Output, w);
             }
         }
-        for r in self.reads.as_slice() {
+        self.reads.for_each(|r| {
             if !now.covers(r.segment) {
                 race(RaceKind::Anti, r);
             }
-        }
+        });
     }
 
     fn record_write(&mut self, cur: &Recorded<I>) {
@@ -111,7 +135,7 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
     }
 
     fn segments(&self) -> usize {
-        self.write.is_some() as usize + self.reads.as_slice().len()
+        self.write.is_some() as usize + self.reads.len()
     }
 
     fn heap_bytes(&self) -> usize {
@@ -144,6 +168,26 @@ mod tests {
         assert!(run(&mut cell, false, Segment::new(1, 1), &clock(&[(0, 1), (1, 1)]), "r1").is_empty());
         assert!(run(&mut cell, false, Segment::new(2, 1), &clock(&[(0, 1), (1, 1), (2, 1)]), "r2").is_empty());
         assert_eq!(cell.segments(), 2, "r1 precedes r2, so only r2 stays in R");
+    }
+
+    #[test]
+    fn two_parallel_reads_stay_in_the_slot_and_a_third_spills_with_all_three_kept() {
+        let mut cell = Alg4::default();
+        run(&mut cell, true, Segment::new(0, 1), &clock(&[(0, 1)]), "w0");
+        for (thread, name) in [(1, "r1"), (2, "r2")] {
+            assert!(run(&mut cell, false, Segment::new(thread, 1), &clock(&[(0, 1), (thread, 1)]), name).is_empty());
+        }
+        assert_eq!((cell.segments(), cell.heap_bytes()), (3, 0));
+        // A read ordered after r1 (not r2) replaces r1 and keeps r2: still inline.
+        assert!(run(&mut cell, false, Segment::new(3, 1), &clock(&[(0, 1), (1, 1), (3, 1)]), "r3").is_empty());
+        assert_eq!((cell.segments(), cell.heap_bytes()), (3, 0));
+        assert!(run(&mut cell, false, Segment::new(4, 1), &clock(&[(0, 1), (4, 1)]), "r4").is_empty());
+        assert_eq!(cell.segments(), 4);
+        assert!(cell.heap_bytes() > 0, "the third parallel read spills");
+        let mut found = run(&mut cell, true, Segment::new(5, 1), &clock(&[(0, 1), (5, 1)]), "w5");
+        found.sort_by_key(|&(_, name)| name);
+        assert_eq!(found, vec![(RaceKind::Anti, "r2"), (RaceKind::Anti, "r3"), (RaceKind::Anti, "r4")]);
+        assert_eq!(cell.segments(), 1, "the write replaces every read");
     }
 
     #[test]
