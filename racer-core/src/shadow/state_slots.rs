@@ -147,14 +147,14 @@ fn alloc_slot() -> NonNull<StateSlot> {
     // A new chunk, never freed: its slots only ever move between free lists and cells.
     let chunk: &'static mut [MaybeUninit<StateSlot>] = Box::leak(Box::new_uninit_slice(SLOTS_PER_CHUNK));
     // Pushed in reverse, so popped in `handout_order`.
-    for i in handout_order().skip(1).collect::<Vec<_>>().into_iter().rev() {
+    for i in handout_order().skip(1).rev() {
         shared.push(NonNull::from(&mut chunk[i]).cast());
     }
     NonNull::from(&mut chunk[0]).cast()
 }
 
 /// The order in which a new chunk hands out its slots: 0, 5, 10, ... (see `CHUNK_STRIDE`).
-fn handout_order() -> impl Iterator<Item = usize> {
+fn handout_order() -> impl DoubleEndedIterator<Item = usize> + ExactSizeIterator {
     (0..SLOTS_PER_CHUNK).map(|i| i * CHUNK_STRIDE % SLOTS_PER_CHUNK)
 }
 

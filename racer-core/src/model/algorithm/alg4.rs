@@ -29,7 +29,7 @@ enum ReadSet<I> {
 impl<I> ReadSet<I> {
     /// Calls `f` on every read in the set.
     #[inline]
-    fn for_each(&self, mut f: impl FnMut(&Recorded<I>)) {
+    fn for_each(&self, f: impl FnMut(&Recorded<I>)) {
         match self {
             ReadSet::Inline(reads) => reads.iter().flatten().for_each(f),
             ReadSet::Many(v) => v.iter().for_each(f),
