@@ -19,7 +19,8 @@ use crate::provenance::access::AccessInfo;
 /// A snapshot of the detector's storage.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Cells with shadow state.
+    /// Cells with shadow state: `Shared` cells, and 8-byte granules of raw memory checked
+    /// through `annotate::read`/`write` (until `annotate::forget`).
     pub cells: usize,
     /// Distinct stacks interned in the stack depot (a stack counts once per access site and
     /// last sync event it was captured with).
@@ -57,7 +58,8 @@ pub struct AlgorithmStats {
     /// The most segments one cell has ever held.
     pub max_segments_on_cell: usize,
     /// Bytes of shadow memory now: the shadow part of each cell (`CellMeta`, 40 bytes), its
-    /// state's 64-byte slot, and what the state holds on the heap.
+    /// state's 64-byte slot, and what the state holds on the heap; for a granule of raw memory,
+    /// its entry in the raw shadow's map and what its state holds on the heap.
     pub shadow_bytes: usize,
 }
 

@@ -6,6 +6,7 @@
 //! Two accesses conflict when they touch a common granule: elements of 8 bytes or more never
 //! share one, smaller neighbours can (checked as one location, like a word-granular TSan).
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::LazyLock;
@@ -16,6 +17,7 @@ use crate::base::lock::Mutex;
 use crate::report::{AccessKind, RaceKind};
 use crate::provenance::access::{AccessInfo, Record};
 use crate::provenance::stack;
+use crate::runtime::stats;
 use crate::runtime::thread_state::with_current;
 
 /// Bytes per shadow location.
@@ -25,6 +27,10 @@ pub const GRANULE: usize = 8;
 pub const RAW_MEMORY: &str = "raw memory";
 
 const SHARDS: usize = 64;
+
+/// Bytes of shadow memory of each tracked granule, as `racer::stats()` counts them: its map
+/// entry (the address and the state); what the state allocates on the heap comes on top.
+const ENTRY_BYTES: usize = std::mem::size_of::<(usize, AnyPolicy<AccessInfo>)>();
 
 /// One shard of the raw shadow: granule address -> the policy state of that granule.
 ///
@@ -68,7 +74,13 @@ pub fn access(kind: AccessKind, start: usize, len: usize, site: &'static Locatio
             // The address a report names: the first byte of this access in the granule.
             let at = granule.max(start);
             let mut shard = shard_of(granule).lock();
-            let state = shard.entry(granule).or_insert_with(|| AnyPolicy::new(algorithm::selected()));
+            let (before, state) = match shard.entry(granule) {
+                Entry::Occupied(e) => {
+                    let state = e.into_mut();
+                    (Some(stats::Footprint::of(state.policy(), state.algorithm())), state)
+                }
+                Entry::Vacant(e) => (None, e.insert(AnyPolicy::new(algorithm::selected()))),
+            };
             let mut race = |k: RaceKind, prev: &Record| {
                 if !found.iter().any(|(fk, fp, _)| *fk == k && fp.segment == prev.segment && fp.info.stack == prev.info.stack) {
                     found.push((k, prev.clone(), at));
@@ -78,6 +90,10 @@ pub fn access(kind: AccessKind, start: usize, len: usize, site: &'static Locatio
                 AccessKind::Read => state.policy_mut().read(&cur, t.clock(), &mut race),
                 AccessKind::Write => state.policy_mut().write(&cur, t.clock(), &mut race),
             }
+            let after = stats::Footprint::of(state.policy(), state.algorithm());
+            drop(shard);
+            // A granule counts as a cell in the storage statistics.
+            stats::cell_changed(before, after, ENTRY_BYTES);
         }
         (found, cur, t.scope.clone())
     });
@@ -92,11 +108,23 @@ pub fn access(kind: AccessKind, start: usize, len: usize, site: &'static Locatio
 /// (or reused for something unrelated), and its next access starts a new history.
 pub fn forget(start: usize, len: usize) {
     for granule in granules(start, len) {
-        shard_of(granule).lock().remove(&granule);
+        let removed = shard_of(granule).lock().remove(&granule);
+        if let Some(state) = removed {
+            stats::cell_forgotten(&state, ENTRY_BYTES);
+        }
     }
 }
 
 /// Granules with a shadow state now (for tests of `forget`).
 pub fn tracked_granules() -> usize {
     SHADOW.iter().map(|s| s.0.lock().len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    /// What `racer::stats()` counts per granule, as the README says.
+    #[test]
+    fn a_granule_entry_is_64_bytes() {
+        assert_eq!(super::ENTRY_BYTES, 64);
+    }
 }
