@@ -67,8 +67,9 @@ impl Drop for CellLock<'_> {
 const ENTRY_BYTES: usize = std::mem::size_of::<CellMeta>() + state_slots::SLOT_BYTES;
 
 /// The detector's part of a `Shared` cell: 40 bytes, plus its state's slot in `state_slots`
-/// (one 64-byte cache line, of which Algorithm 4 uses 40) once the cell is first checked. That is all of its shadow memory while it has
-/// at most two reads since its last write (more parallel reads spill to the heap).
+/// (one 64-byte cache line, of which Algorithm 4 uses 56) once the cell is first checked. That
+/// is all of its shadow memory while it has at most two reads since its last write (more
+/// parallel reads spill to the heap).
 ///
 /// Invariant: `state` is 0 until the cell's first checked access, then owns the cell's state
 /// (see `StateBits`) until the cell's last write frees it; its `LOCKED` bit is the cell's lock.

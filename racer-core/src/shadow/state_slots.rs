@@ -6,10 +6,11 @@
 //! slow path only. A slot is owned by exactly one cell, like a `Box`, but costs no allocator
 //! header: a cell's shadow state is 104 bytes (40 in the cell, 64 here).
 //!
-//! A slot is a whole cache line although a state needs 40 bytes: a state that straddled two
-//! lines, or shared one with its neighbour's, cost an extra transfer between cores whenever two
-//! threads checked neighbouring cells (a ring's producer and consumer, readers sweeping one
-//! array). For the same reason a new chunk hands out its slots five lines apart, so that cells
+//! A slot is a whole cache line, of which Algorithm 4's state uses 56 bytes (two reads inline).
+//! Slots used to be 40 bytes (one read inline), and such a state often straddled two lines or
+//! shared one with its neighbour's: an extra transfer between cores whenever two threads
+//! checked neighbouring cells (a ring's producer and consumer, readers sweeping one array).
+//! For the same reason a new chunk hands out its slots five lines apart, so that cells
 //! whose states are made one after another (neighbours, mostly) do not get neighbouring lines,
 //! which processors fetch in pairs.
 //!
