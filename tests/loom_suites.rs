@@ -1,7 +1,7 @@
 //! Existing loom tests, unchanged, under racer: `cargo racer test --loom` (the `cargo-racer`
 //! binary of this workspace) run as a user runs it in their crate.
 //!
-//! - The loom suites of three published crates, fetched from the crates.io registry at pinned
+//! - The loom suites of four published crates, fetched from the crates.io registry at pinned
 //!   versions by `cargo metadata` on `real-crates/loom-suites` (nothing vendored): each crate's
 //!   registry source is copied to a temporary directory and `cargo racer test --loom ...` runs
 //!   there, on the crate's own tests and source. Every test passes and no race is reported (a
@@ -274,6 +274,14 @@ mod published {
     #[test]
     fn parking_loom_suite() {
         suite_passes("parking", &["--loom", "--features", "loom", "--test", "loom"], 2);
+    }
+
+    /// event-listener 5.4.2: its nine notify and drop tests of an `Event` and its listeners,
+    /// through the stand-in's cells, `Arc`, `Mutex`, atomics and `thread_local!` (and
+    /// concurrent-queue and parking, themselves on their loom seams).
+    #[test]
+    fn event_listener_loom_suite() {
+        suite_passes("event-listener", &["--loom", "--features", "loom", "--test", "loom"], 9);
     }
 
     /// oneshot with its sender's `fetch_add(1, AcqRel)`, which publishes the message, made
