@@ -1,7 +1,7 @@
 //! Existing loom tests, unchanged, under racer: `cargo racer test --loom` (the `cargo-racer`
 //! binary of this workspace) run as a user runs it in their crate.
 //!
-//! - The loom suites of four published crates, fetched from the crates.io registry at pinned
+//! - The loom suites of five published crates, fetched from the crates.io registry at pinned
 //!   versions by `cargo metadata` on `real-crates/loom-suites` (nothing vendored): each crate's
 //!   registry source is copied to a temporary directory and `cargo racer test --loom ...` runs
 //!   there, on the crate's own tests and source. Every test passes and no race is reported (a
@@ -282,6 +282,14 @@ mod published {
     #[test]
     fn event_listener_loom_suite() {
         suite_passes("event-listener", &["--loom", "--features", "loom", "--test", "loom"], 9);
+    }
+
+    /// bytes 1.12.2, whose seam is a `cfg(loom)` dev-dependency and whose loom models are unit
+    /// tests: `--lib` runs its two (`Bytes` and `BytesMut` clones shared by two threads through
+    /// the stand-in's `Arc` and atomics) and the four other unit tests under `--cfg loom`.
+    #[test]
+    fn bytes_loom_suite() {
+        suite_passes("bytes", &["--loom", "--lib"], 6);
     }
 
     /// oneshot with its sender's `fetch_add(1, AcqRel)`, which publishes the message, made
