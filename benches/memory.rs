@@ -32,7 +32,10 @@ const IN_CELL: usize = std::mem::size_of::<Shared<u64>>() - std::mem::size_of::<
 
 /// Reads every cell once from each of `readers` threads, whose reads stay parallel: they end
 /// through a std channel racer does not see, and are joined only after the measurement.
-fn read_in_parallel(cells: &Arc<Vec<Shared<u64>>>, readers: usize) -> (mpsc::Sender<()>, Vec<racer::thread::JoinHandle<()>>) {
+fn read_in_parallel(
+    cells: &Arc<Vec<Shared<u64>>>,
+    readers: usize,
+) -> (mpsc::Sender<()>, Vec<racer::thread::JoinHandle<()>>) {
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let (quit_tx, quit_rx) = mpsc::channel::<()>();
     let quit_rx = std::sync::Arc::new(std::sync::Mutex::new(quit_rx));
@@ -65,7 +68,10 @@ fn main() {
         return;
     }
     println!("racer shadow memory per cell ({CELLS} cells of u64, ENABLED = {})", racer::ENABLED);
-    println!("size_of::<Shared<u64>>() = {} bytes (u64: 8): {IN_CELL} bytes of shadow state in each cell", std::mem::size_of::<Shared<u64>>());
+    println!(
+        "size_of::<Shared<u64>>() = {} bytes (u64: 8): {IN_CELL} bytes of shadow state in each cell",
+        std::mem::size_of::<Shared<u64>>()
+    );
     let exe = std::env::current_exe().expect("bench executable");
     for readers in [1usize, 2, 8, 32] {
         let status = std::process::Command::new(&exe).args(["--readers", &readers.to_string()]).status();
@@ -97,7 +103,12 @@ fn measure(readers: usize) {
 fn accounted() -> String {
     let s = racer_rt::stats();
     let a = s.algorithm(4);
-    format!("{} cells, {:.1} B/cell, {:.2} segments/cell", a.cells, a.shadow_bytes as f64 / a.cells as f64, a.segments as f64 / a.cells as f64)
+    format!(
+        "{} cells, {:.1} B/cell, {:.2} segments/cell",
+        a.cells,
+        a.shadow_bytes as f64 / a.cells as f64,
+        a.segments as f64 / a.cells as f64
+    )
 }
 
 #[cfg(not(feature = "race-detect"))]

@@ -364,7 +364,15 @@ workloads!(
     racer::sync::atomic,
     racer::thread::yield_now
 );
-workloads!(with_std, StdCell, std::sync::Mutex<T>, std::sync::RwLock<T>, std::thread::spawn, std::sync::atomic, std::thread::yield_now);
+workloads!(
+    with_std,
+    StdCell,
+    std::sync::Mutex<T>,
+    std::sync::RwLock<T>,
+    std::thread::spawn,
+    std::sync::atomic,
+    std::thread::yield_now
+);
 use racer::Shared;
 
 /// W1 on parking_lot's mutex: `racer::parking_lot` (parking_lot's raw lock in racer's
@@ -579,7 +587,11 @@ fn alternating_runs(s: Sizes) {
     println!("\nracer overhead, alternating runs ({pairs} pairs; medians; ENABLED = {})", racer::ENABLED);
     println!(
         "{:<34} {:>14} {:>14} {:>8}   by round trip (fast < {:.0} ns <= slow): pairs, ratio",
-        "workload", "racer", "std", "ratio", round_trip::SLOW_NS
+        "workload",
+        "racer",
+        "std",
+        "ratio",
+        round_trip::SLOW_NS
     );
     for (name, racer_run, std_run) in WORKLOADS.into_iter().filter(|w| selected(w.0)) {
         racer_run(s);

@@ -193,6 +193,16 @@ fn main() {
     let yes = |b: bool| if b { "found" } else { "MISSED" };
     let rrw: Vec<bool> = [3, 4, 5].into_iter().map(read_read_write).collect();
     let flow: Vec<bool> = [3, 4, 5].into_iter().map(write_then_read).collect();
-    println!("  read, read, write ordered after 2nd read only:  {:>6}   {:>6}   {:>6}", yes(rrw[0]), yes(rrw[1]), yes(rrw[2]));
-    println!("  write, then an unordered read:                   {:>6}   {:>6}   {:>6}", yes(flow[0]), yes(flow[1]), yes(flow[2]));
+    println!(
+        "  read, read, write ordered after 2nd read only:  {:>6}   {:>6}   {:>6}",
+        yes(rrw[0]),
+        yes(rrw[1]),
+        yes(rrw[2])
+    );
+    println!(
+        "  write, then an unordered read:                   {:>6}   {:>6}   {:>6}",
+        yes(flow[0]),
+        yes(flow[1]),
+        yes(flow[2])
+    );
 }

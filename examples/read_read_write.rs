@@ -16,10 +16,8 @@ fn main() {
     let second_done = Arc::new((Mutex::new(false), Condvar::new()));
 
     let c = Arc::clone(&config);
-    let early = thread::Builder::new()
-        .name("early-reader".into())
-        .spawn(move || c.with(|s| unsafe { (&*s).len() }))
-        .unwrap();
+    let early =
+        thread::Builder::new().name("early-reader".into()).spawn(move || c.with(|s| unsafe { (&*s).len() })).unwrap();
     // Let the early reader run first, so that the second read is the *last* read.
     thread::sleep(std::time::Duration::from_millis(50));
 

@@ -9,13 +9,16 @@
 //! This crate only re-exports: the runtime is `racer-rt`, the macros `racer-macros`.
 
 pub use racer_macros::test;
-pub use racer_rt::{annotate, check, lock_api, parking_lot, sync, thread, Access, AccessKind, Frame, Race, RaceKind, Report, Shared, ENABLED};
-pub use racer_rt::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
-#[cfg(feature = "race-detect")]
-pub use racer_rt::{stats, AlgorithmStats, Stats};
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::slow_accesses_on_this_thread as __slow_accesses_on_this_thread;
+pub use racer_rt::{
+    annotate, check, lock_api, parking_lot, sync, thread, Access, AccessKind, Frame, Race, RaceKind, Report, Shared,
+    ENABLED,
+};
+#[cfg(feature = "race-detect")]
+pub use racer_rt::{stats, AlgorithmStats, Stats};
+pub use racer_rt::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};

@@ -14,7 +14,7 @@ use std::sync::mpsc as std_mpsc;
 
 use racer::sync::Arc;
 use racer::{annotate, RaceKind, Shared};
-use sync_support::{Site, assert_no_race, assert_one_race, named, one_then_other, read, write};
+use sync_support::{assert_no_race, assert_one_race, named, one_then_other, read, write, Site};
 
 /// A futex-like flag: a std atomic set once by its releaser and waited for by spinning (what
 /// racer sees of this: nothing).
@@ -208,7 +208,8 @@ fn a_panic_out_of_ignore_accesses_leaves_the_scope() {
         sites = Some(one_then_other(
             move || write(&c1, 1),
             move || {
-                let unwound = catch_unwind(AssertUnwindSafe(|| annotate::ignore_accesses(|| panic!("inside the scope"))));
+                let unwound =
+                    catch_unwind(AssertUnwindSafe(|| annotate::ignore_accesses(|| panic!("inside the scope"))));
                 assert!(unwound.is_err());
                 write(&c2, 2)
             },

@@ -28,7 +28,10 @@ fn stdout(out: &Output) -> String {
 
 /// The text reports in `text`, one string per `WARNING` block.
 fn reports(text: &str) -> Vec<String> {
-    text.split("==================\n").filter(|b| b.starts_with("WARNING: racer: data race")).map(str::to_owned).collect()
+    text.split("==================\n")
+        .filter(|b| b.starts_with("WARNING: racer: data race"))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A fresh path for this test's files (the directory exists, the file does not).
@@ -50,18 +53,35 @@ fn a_race_gives_status_66_a_full_report_and_a_summary() {
     let blocks = reports(&err);
     assert_eq!(blocks.len(), 1, "{err}");
     let r = &blocks[0];
-    assert!(r.starts_with("WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> at 0x"), "{r}");
+    assert!(
+        r.starts_with("WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> at 0x"),
+        "{r}"
+    );
     assert!(r.contains(&format!("  Write by thread 'second' at {FILL_SITE}:")), "{r}");
     assert!(r.contains(&format!("  Previous write by thread 'first' at {FILL_SITE}:")), "{r}");
     assert!(r.contains(&format!("    #0 racer_fixture::cache::fill  {FILL_SITE}")), "{r}");
     // Why the two are unordered: each thread's last synchronisation is its own start.
-    assert!(r.contains("last synchronisation before it: starting from spawn at tests/fixtures/racy_program.rs:43:"), "{r}");
-    assert!(r.contains("last synchronisation before it: starting from spawn at tests/fixtures/racy_program.rs:37:"), "{r}");
+    assert!(
+        r.contains("last synchronisation before it: starting from spawn at tests/fixtures/racy_program.rs:43:"),
+        "{r}"
+    );
+    assert!(
+        r.contains("last synchronisation before it: starting from spawn at tests/fixtures/racy_program.rs:37:"),
+        "{r}"
+    );
     // Neither thread synchronised through racer after its start: the report says what racer
     // cannot see.
     assert!(r.contains("synchronised through nothing racer sees between its start and this access"), "{r}");
-    assert!(r.contains("  Thread 'second' spawned at:\n    #0 racer_fixture::unordered  tests/fixtures/racy_program.rs:43:"), "{r}");
-    assert!(r.contains("  Thread 'first' spawned at:\n    #0 racer_fixture::unordered  tests/fixtures/racy_program.rs:37:"), "{r}");
+    assert!(
+        r.contains(
+            "  Thread 'second' spawned at:\n    #0 racer_fixture::unordered  tests/fixtures/racy_program.rs:43:"
+        ),
+        "{r}"
+    );
+    assert!(
+        r.contains("  Thread 'first' spawned at:\n    #0 racer_fixture::unordered  tests/fixtures/racy_program.rs:37:"),
+        "{r}"
+    );
     assert!(err.ends_with("racer: 1 data race(s) reported; exiting with status 66\n"), "{err}");
 }
 
@@ -158,7 +178,10 @@ fn a_log_path_that_cannot_be_opened_stops_the_program_at_start_up() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
-        format!("racer: RACER_OPTIONS: cannot open log_path '{}': No such file or directory (os error 2)\n", log.display())
+        format!(
+            "racer: RACER_OPTIONS: cannot open log_path '{}': No such file or directory (os error 2)\n",
+            log.display()
+        )
     );
     assert_eq!(stdout(&out), "", "main never ran");
 }
@@ -228,7 +251,10 @@ fn an_unreadable_suppressions_file_is_named() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
-        format!("racer: RACER_OPTIONS: cannot read suppressions '{}': No such file or directory (os error 2)\n", rules.display())
+        format!(
+            "racer: RACER_OPTIONS: cannot read suppressions '{}': No such file or directory (os error 2)\n",
+            rules.display()
+        )
     );
 }
 
@@ -277,7 +303,9 @@ fn report_json_writes_one_parsable_object_per_race() {
     assert_eq!(lines.len(), 2, "{err}");
     assert!(err.ends_with("racer: 2 data race(s) reported; exiting with status 66\n"), "{err}");
     let races: Vec<serde_json::Value> = lines.iter().map(|l| serde_json::from_str(l).expect("a JSON object")).collect();
-    for (race, (function, line)) in races.iter().zip([("racer_fixture::cache::fill", 20), ("racer_fixture::counter::bump", 28)]) {
+    for (race, (function, line)) in
+        races.iter().zip([("racer_fixture::cache::fill", 20), ("racer_fixture::counter::bump", 28)])
+    {
         assert_eq!(race["kind"], "output");
         assert_eq!(race["type"], "u64");
         assert!(race["address"].as_str().unwrap().starts_with("0x"), "{race}");
@@ -292,7 +320,10 @@ fn report_json_writes_one_parsable_object_per_race() {
             assert_eq!(a["frames"][0]["function"], function);
             assert_eq!(a["frames"][0]["file"], "tests/fixtures/racy_program.rs");
             assert_eq!(a["frames"][0]["line"], line);
-            assert!(a["after_sync"].as_str().unwrap().starts_with("starting from spawn at tests/fixtures/racy_program.rs:"));
+            assert!(a["after_sync"]
+                .as_str()
+                .unwrap()
+                .starts_with("starting from spawn at tests/fixtures/racy_program.rs:"));
             assert_eq!(a["spawned_at"][0]["function"], "racer_fixture::unordered");
         }
         assert_ne!(race["current"]["thread"]["id"], race["previous"]["thread"]["id"]);
@@ -328,7 +359,10 @@ fn stats_prints_the_storage_line_at_process_end() {
 
 /// The deadlock reports in `text`.
 fn deadlock_reports(text: &str) -> Vec<String> {
-    text.split("==================\n").filter(|b| b.starts_with("WARNING: racer: lock-order") || b.starts_with("WARNING: racer: deadlock")).map(str::to_owned).collect()
+    text.split("==================\n")
+        .filter(|b| b.starts_with("WARNING: racer: lock-order") || b.starts_with("WARNING: racer: deadlock"))
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]
@@ -339,7 +373,10 @@ fn a_lock_order_inversion_outside_check_is_reported_with_status_66() {
     assert!(stdout(&out).contains("fixture: done"), "it did not hang: {err}");
     let blocks = deadlock_reports(&err);
     assert_eq!(blocks.len(), 1, "{err}");
-    assert!(blocks[0].starts_with("WARNING: racer: lock-order inversion (potential deadlock): a cycle of 2 locks"), "{err}");
+    assert!(
+        blocks[0].starts_with("WARNING: racer: lock-order inversion (potential deadlock): a cycle of 2 locks"),
+        "{err}"
+    );
     assert!(blocks[0].contains("thread 'alice' took Mutex"), "{err}");
     assert!(blocks[0].contains("thread 'bob' took Mutex"), "{err}");
     assert!(blocks[0].contains("racer_fixture::bank::transfer"), "{err}");
@@ -349,7 +386,8 @@ fn a_lock_order_inversion_outside_check_is_reported_with_status_66() {
 #[test]
 fn a_deadlock_suppression_hides_the_inversion() {
     let rules = scratch("deadlock.supp");
-    std::fs::write(&rules, "# transfers always go through the bank's order\ndeadlock:racer_fixture::bank::transfer\n").unwrap();
+    std::fs::write(&rules, "# transfers always go through the bank's order\ndeadlock:racer_fixture::bank::transfer\n")
+        .unwrap();
     let out = run("inversion", &format!("suppressions={}", rules.display()));
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "stderr:\n{err}");
@@ -377,7 +415,9 @@ fn a_hang_outside_check_is_reported_and_ends_the_process() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(66), "stderr:\n{err}");
     assert!(!stdout(&out).contains("fixture: done"), "{err}");
-    let hang = deadlock_reports(&err).into_iter().find(|b| b.starts_with("WARNING: racer: deadlock: 2 threads wait for each other's locks in a cycle"));
+    let hang = deadlock_reports(&err)
+        .into_iter()
+        .find(|b| b.starts_with("WARNING: racer: deadlock: 2 threads wait for each other's locks in a cycle"));
     let hang = hang.unwrap_or_else(|| panic!("no hang report: {err}"));
     assert!(hang.contains("Thread 'x' waits to lock Mutex"), "{hang}");
     assert!(hang.contains("Thread 'y' waits to lock Mutex"), "{hang}");
@@ -412,7 +452,14 @@ fn a_hang_in_a_scope_inside_check_ends_the_process_with_the_checks_report() {
     assert!(!stdout(&out).contains("check returned"), "{err}");
     let blocks = deadlock_reports(&err);
     assert!(blocks.iter().any(|b| b.starts_with("WARNING: racer: lock-order inversion")), "{err}");
-    let hang = blocks.iter().find(|b| b.starts_with("WARNING: racer: deadlock: 2 threads wait")).unwrap_or_else(|| panic!("{err}"));
-    assert!(hang.contains("Thread 'scoped 0' waits to lock Mutex") && hang.contains("Thread 'scoped 1' waits to lock Mutex"), "{hang}");
+    let hang = blocks
+        .iter()
+        .find(|b| b.starts_with("WARNING: racer: deadlock: 2 threads wait"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        hang.contains("Thread 'scoped 0' waits to lock Mutex")
+            && hang.contains("Thread 'scoped 1' waits to lock Mutex"),
+        "{hang}"
+    );
     assert!(err.contains("the program is deadlocked: exiting with status 66 instead of hanging"), "{err}");
 }

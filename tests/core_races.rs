@@ -68,9 +68,15 @@ fn flow_race_write_then_parallel_read() {
         let (c1, c2) = (cell.clone(), cell.clone());
         lines = one_then_other(
             "writer",
-            move || { c1.with_mut(|p| unsafe { *p = 1 }); line!() },
+            move || {
+                c1.with_mut(|p| unsafe { *p = 1 });
+                line!()
+            },
             "reader",
-            move || { c2.with(|p| unsafe { *p }); line!() },
+            move || {
+                c2.with(|p| unsafe { *p });
+                line!()
+            },
         );
     });
     let race = only_race(&report);
@@ -88,9 +94,15 @@ fn anti_race_read_then_parallel_write() {
         let (c1, c2) = (cell.clone(), cell.clone());
         lines = one_then_other(
             "reader",
-            move || { unsafe { c1.get() }; line!() },
+            move || {
+                unsafe { c1.get() };
+                line!()
+            },
             "writer",
-            move || { unsafe { c2.set(5) }; line!() },
+            move || {
+                unsafe { c2.set(5) };
+                line!()
+            },
         );
     });
     let race = only_race(&report);
@@ -107,9 +119,15 @@ fn output_race_write_then_parallel_write() {
         let (c1, c2) = (cell.clone(), cell.clone());
         lines = one_then_other(
             "first",
-            move || { c1.with_mut(|p| unsafe { *p += 1 }); line!() },
+            move || {
+                c1.with_mut(|p| unsafe { *p += 1 });
+                line!()
+            },
             "second",
-            move || { c2.with_mut(|p| unsafe { *p += 1 }); line!() },
+            move || {
+                c2.with_mut(|p| unsafe { *p += 1 });
+                line!()
+            },
         );
     });
     let race = only_race(&report);
@@ -125,13 +143,22 @@ fn report_text_names_kind_sites_threads_and_spawn_sites() {
         let (c1, c2) = (cell.clone(), cell.clone());
         one_then_other(
             "alpha",
-            move || { c1.with_mut(|p| unsafe { *p = 1 }); line!() },
+            move || {
+                c1.with_mut(|p| unsafe { *p = 1 });
+                line!()
+            },
             "beta",
-            move || { c2.with_mut(|p| unsafe { *p = 2 }); line!() },
+            move || {
+                c2.with_mut(|p| unsafe { *p = 2 });
+                line!()
+            },
         );
     });
     let text = report.to_string();
-    assert!(text.contains("WARNING: racer: data race (output: write, then a parallel write) on Shared<u32> at 0x"), "{text}");
+    assert!(
+        text.contains("WARNING: racer: data race (output: write, then a parallel write) on Shared<u32> at 0x"),
+        "{text}"
+    );
     assert!(text.contains("  Write by thread 'beta' at tests/core_races.rs:"), "{text}");
     assert!(text.contains("  Previous write by thread 'alpha' at tests/core_races.rs:"), "{text}");
     assert!(text.contains("  Thread 'beta' spawned at:\n    #0 core_races::named"), "{text}");
@@ -196,7 +223,10 @@ fn an_unlocked_access_races_with_a_lock_retaken_by_one_thread() {
                 line
             },
             "unlocked",
-            move || { c2.with(|p| unsafe { *p }); line!() },
+            move || {
+                c2.with(|p| unsafe { *p });
+                line!()
+            },
         );
     });
     assert_one_flow_race(&report, ("locker", lines.0), ("unlocked", lines.1));
@@ -463,7 +493,10 @@ fn the_same_pair_of_sites_is_reported_once() {
         let (c1, c2) = (cell.clone(), cell.clone());
         one_then_other(
             "writer",
-            move || { c1.with_mut(|p| unsafe { *p = 1 }); line!() },
+            move || {
+                c1.with_mut(|p| unsafe { *p = 1 });
+                line!()
+            },
             "reader",
             move || {
                 for _ in 0..100 {
@@ -482,9 +515,15 @@ fn racy_pair() -> u32 {
     let (c1, c2) = (cell.clone(), cell.clone());
     one_then_other(
         "w",
-        move || { c1.with_mut(|p| unsafe { *p = 1 }); line!() },
+        move || {
+            c1.with_mut(|p| unsafe { *p = 1 });
+            line!()
+        },
         "r",
-        move || { c2.with(|p| unsafe { *p }); line!() },
+        move || {
+            c2.with(|p| unsafe { *p });
+            line!()
+        },
     )
     .0
 }
@@ -494,9 +533,15 @@ fn racy_other_pair() -> u32 {
     let (c1, c2) = (cell.clone(), cell.clone());
     one_then_other(
         "w",
-        move || { c1.with_mut(|p| unsafe { *p = 1 }); line!() },
+        move || {
+            c1.with_mut(|p| unsafe { *p = 1 });
+            line!()
+        },
         "w2",
-        move || { c2.with_mut(|p| unsafe { *p = 2 }); line!() },
+        move || {
+            c2.with_mut(|p| unsafe { *p = 2 });
+            line!()
+        },
     )
     .0
 }
@@ -577,7 +622,12 @@ fn a_thread_racer_did_not_start_is_named_as_such() {
     let report = racer::check(|| {
         let cell = Arc::new(Shared::new(0u64));
         let c = cell.clone();
-        std::thread::Builder::new().name("std-worker".into()).spawn(move || unsafe { c.set(1) }).unwrap().join().unwrap();
+        std::thread::Builder::new()
+            .name("std-worker".into())
+            .spawn(move || unsafe { c.set(1) })
+            .unwrap()
+            .join()
+            .unwrap();
         let c = cell.clone();
         named("racer-worker", move || unsafe { c.get() }).join().unwrap();
     });

@@ -24,13 +24,18 @@ fn only_deadlock(report: &Report) -> &Deadlock {
 }
 
 fn edge_of<'a>(d: &'a Deadlock, thread: &str) -> &'a LockEdge {
-    d.edges().iter().find(|e| e.thread_name() == Some(thread)).unwrap_or_else(|| panic!("no edge of thread '{thread}':\n{d}"))
+    d.edges()
+        .iter()
+        .find(|e| e.thread_name() == Some(thread))
+        .unwrap_or_else(|| panic!("no edge of thread '{thread}':\n{d}"))
 }
 
 /// Takes `first`, then `second`, and returns the lines of the two `lock` calls.
 fn lock_both(first: &Mutex<u32>, second: &Mutex<u32>) -> (u32, u32) {
-    let _one = first.lock().unwrap(); let held = line!();
-    let _two = second.lock().unwrap(); let next = line!();
+    let _one = first.lock().unwrap();
+    let held = line!();
+    let _two = second.lock().unwrap();
+    let next = line!();
     (held, next)
 }
 
@@ -81,7 +86,14 @@ fn a_two_lock_inversion_across_two_threads_is_reported_though_it_did_not_hang() 
     }
     let text = report.to_string();
     assert!(text.contains("WARNING: racer: lock-order inversion (potential deadlock): a cycle of 2 locks"), "{text}");
-    assert!(text.contains(&format!("thread 'first' took Mutex #{} (created at {}:{b_line}:", first.next().lock_id(), file!())), "{text}");
+    assert!(
+        text.contains(&format!(
+            "thread 'first' took Mutex #{} (created at {}:{b_line}:",
+            first.next().lock_id(),
+            file!()
+        )),
+        "{text}"
+    );
     assert!(text.ends_with("racer: 0 data race(s) and 1 deadlock(s) found\n"), "{text}");
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["races"].as_array().unwrap().len(), 0);
@@ -106,7 +118,11 @@ fn a_three_lock_cycle_is_reported_in_cycle_order() {
     assert_eq!(edges.len(), 3, "{d}");
     for (k, e) in edges.iter().enumerate() {
         let following = &edges[(k + 1) % edges.len()];
-        assert_eq!(e.next().lock_id(), following.held().lock_id(), "each edge's next lock is the next edge's held one:\n{d}");
+        assert_eq!(
+            e.next().lock_id(),
+            following.held().lock_id(),
+            "each edge's next lock is the next edge's held one:\n{d}"
+        );
     }
     let mut names: Vec<&str> = edges.iter().map(|e| e.thread_name().unwrap()).collect();
     names.sort();
@@ -165,15 +181,19 @@ fn an_rwlock_read_write_inversion_is_reported() {
         let locks = Arc::new((RwLock::new(0u32), RwLock::new(0u32)));
         let (l1, l2) = (locks.clone(), locks.clone());
         let (r, w) = named("reader", move || {
-            let _a = l1.0.read().unwrap(); let r = line!();
-            let _b = l1.1.write().unwrap(); let w = line!();
+            let _a = l1.0.read().unwrap();
+            let r = line!();
+            let _b = l1.1.write().unwrap();
+            let w = line!();
             (r, w)
         })
         .join()
         .unwrap();
         let (w1, w2) = named("writer", move || {
-            let _b = l2.1.write().unwrap(); let w1 = line!();
-            let _a = l2.0.write().unwrap(); let w2 = line!();
+            let _b = l2.1.write().unwrap();
+            let w1 = line!();
+            let _a = l2.0.write().unwrap();
+            let w2 = line!();
             (w1, w2)
         })
         .join()
@@ -196,7 +216,8 @@ fn locking_a_mutex_the_thread_holds_is_reported_at_once_and_ends_the_check() {
     let mut lines = (0, 0);
     let report = racer::check(|| {
         let m = Mutex::new(0u32);
-        let _g = m.lock().unwrap(); lines.0 = line!();
+        let _g = m.lock().unwrap();
+        lines.0 = line!();
         lines.1 = line!() + 1;
         let _again = m.lock();
         unreachable!("the second lock would never return");
@@ -287,7 +308,10 @@ fn a_real_deadlock_is_reported_and_ends_the_check_instead_of_hanging() {
         assert!(!t.frames().is_empty());
     }
     // The lock each waits for is the one the other holds.
-    let (x, y) = (cycle.iter().find(|t| t.thread_name() == Some("x")).unwrap(), cycle.iter().find(|t| t.thread_name() == Some("y")).unwrap());
+    let (x, y) = (
+        cycle.iter().find(|t| t.thread_name() == Some("x")).unwrap(),
+        cycle.iter().find(|t| t.thread_name() == Some("y")).unwrap(),
+    );
     assert_ne!(x.holds()[0].lock_id(), y.holds()[0].lock_id());
     // The inversion that led there was reported too, before the threads blocked.
     assert!(report.deadlocks().iter().any(|d| d.kind() == DeadlockKind::LockOrderInversion), "{report}");
@@ -314,7 +338,8 @@ fn every_thread_of_a_check_blocked_is_a_hang_and_ends_the_check() {
     assert!(d.threads().iter().all(|t| !t.in_cycle()));
     let waiter = d.threads().iter().find(|t| t.thread_name() == Some("waiter")).unwrap_or_else(|| panic!("{d}"));
     assert_eq!(waiter.waiting_for(), "on a Condvar (wait without timeout)");
-    let me = d.threads().iter().find(|t| t.thread_name() == std::thread::current().name()).unwrap_or_else(|| panic!("{d}"));
+    let me =
+        d.threads().iter().find(|t| t.thread_name() == std::thread::current().name()).unwrap_or_else(|| panic!("{d}"));
     assert!(me.waiting_for().starts_with("to receive from a channel (created at"), "{}", me.waiting_for());
     assert!(d.to_string().contains("every thread of this racer::check is blocked"), "{d}");
 }
@@ -336,7 +361,8 @@ fn a_join_of_a_thread_that_never_ends_is_part_of_a_hang() {
     });
     let d = only_deadlock(&report);
     assert_eq!(d.kind(), DeadlockKind::Hang);
-    let me = d.threads().iter().find(|t| t.thread_name() == std::thread::current().name()).unwrap_or_else(|| panic!("{d}"));
+    let me =
+        d.threads().iter().find(|t| t.thread_name() == std::thread::current().name()).unwrap_or_else(|| panic!("{d}"));
     assert_eq!(me.waiting_for(), "to join thread 'stuck'", "{d}");
     let stuck = d.threads().iter().find(|t| t.thread_name() == Some("stuck")).unwrap_or_else(|| panic!("{d}"));
     assert_eq!(stuck.waiting_for(), "on a Condvar (wait without timeout)");
@@ -359,7 +385,9 @@ fn writing_an_rwlock_the_thread_reads_is_a_relock() {
 
 /// `#[racer::test]` fails a test whose check found a deadlock, printing the report.
 #[racer::test]
-#[should_panic(expected = "0 data race(s) and 1 deadlock(s) found in test `a_racer_test_fails_on_a_lock_order_inversion`")]
+#[should_panic(
+    expected = "0 data race(s) and 1 deadlock(s) found in test `a_racer_test_fails_on_a_lock_order_inversion`"
+)]
 fn a_racer_test_fails_on_a_lock_order_inversion() {
     let a = Arc::new(Mutex::new(0u32));
     let b = Arc::new(Mutex::new(0u32));

@@ -233,7 +233,11 @@ fn a_lock_taken_during_unwinding_orders_and_poisons_as_std() {
 fn run_fixture(scenario: &str, options: &str) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_racer-fixture"));
     cmd.arg(scenario).env("RACER_OPTIONS", options);
-    child_support::output_within(cmd, Duration::from_secs(60), &format!("racer-fixture {scenario} with RACER_OPTIONS={options:?}"))
+    child_support::output_within(
+        cmd,
+        Duration::from_secs(60),
+        &format!("racer-fixture {scenario} with RACER_OPTIONS={options:?}"),
+    )
 }
 
 /// `process::exit(5)` from a thread while three others lock, spawn, join and create cells:
@@ -266,12 +270,26 @@ fn process_exit_from_a_thread_while_others_race() {
         let (body, summary) = (&err[..summary_start], err[summary_start..].trim_end_matches('\n'));
         let blocks: Vec<&str> = body.split("==================\n").filter(|b| !b.is_empty()).collect();
         for b in &blocks {
-            assert!(b.starts_with("WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> at 0x"), "run {run}: a cut or mixed report: {b:?}\n{err}");
-            assert!(b.contains("\n  Write by thread '") && b.contains("\n  Previous write by thread '"), "run {run}: {b}");
+            assert!(
+                b.starts_with("WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> at 0x"),
+                "run {run}: a cut or mixed report: {b:?}\n{err}"
+            );
+            assert!(
+                b.contains("\n  Write by thread '") && b.contains("\n  Previous write by thread '"),
+                "run {run}: {b}"
+            );
             assert!(b.contains(" spawned at:\n    #0 ") && b.ends_with('\n'), "run {run}: a cut report: {b:?}");
         }
         assert!(blocks.len() >= 2, "run {run}: the cache's race and at least one of the racing threads': {err}");
-        assert_eq!(body.matches("==================\n").count(), 2 * blocks.len(), "run {run}: each report between two rules: {err}");
-        assert_eq!(summary, format!("racer: {} data race(s) reported; exiting with status 66", blocks.len()), "run {run}: {err}");
+        assert_eq!(
+            body.matches("==================\n").count(),
+            2 * blocks.len(),
+            "run {run}: each report between two rules: {err}"
+        );
+        assert_eq!(
+            summary,
+            format!("racer: {} data race(s) reported; exiting with status 66", blocks.len()),
+            "run {run}: {err}"
+        );
     }
 }

@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 
-const KNOWN: &str = "(known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats, detect_deadlocks)";
+const KNOWN: &str =
+    "(known: halt_on_error, exitcode, report, log_path, suppressions, history, algorithm, stats, detect_deadlocks)";
 
 /// A directory of this process's own, the children's working directory: an option naming a
 /// relative file writes nowhere else.
@@ -54,12 +55,18 @@ fn accepted_or_named(out: &Output, input: &str) -> bool {
     match out.status.code() {
         Some(0) => {
             assert_eq!(stdout, "fixture: done\n", "{input:?}");
-            assert!(err.lines().all(|l| l.starts_with("racer: stats: ")) && err.lines().count() <= 1, "{input:?}: {err}");
+            assert!(
+                err.lines().all(|l| l.starts_with("racer: stats: ")) && err.lines().count() <= 1,
+                "{input:?}: {err}"
+            );
             true
         }
         Some(2) => {
             assert_eq!(stdout, "", "{input:?}: main never ran");
-            assert!(err.starts_with("racer: ") && err.ends_with('\n') && err.lines().count() == 1, "{input:?}: one line: {err:?}");
+            assert!(
+                err.starts_with("racer: ") && err.ends_with('\n') && err.lines().count() == 1,
+                "{input:?}: one line: {err:?}"
+            );
             false
         }
         other => panic!("{input:?}: status {other:?}, stderr {err}"),
@@ -88,7 +95,8 @@ fn good_entry() -> impl Strategy<Value = Entry> {
         prop::sample::select(vec!["report=text", "report=json"]).prop_map(str::to_owned),
         (1..=256u16).prop_map(|v| format!("history={v}")),
         (3..=5u8).prop_map(|v| format!("algorithm={v}")),
-        prop::sample::select(vec![log, "/dev/full".to_owned(), "/dev/null".to_owned()]).prop_map(|p| format!("log_path={p}")),
+        prop::sample::select(vec![log, "/dev/full".to_owned(), "/dev/null".to_owned()])
+            .prop_map(|p| format!("log_path={p}")),
         Just(format!("suppressions={rules}")),
         // Blanks around keys and values, and CR LF (a value pasted from a file), are trimmed.
         (0..=255u16).prop_map(|v| format!(" exitcode = {v}\r\n")),
@@ -100,7 +108,9 @@ fn bad_entry() -> impl Strategy<Value = Entry> {
     let huge = || "[0-9]{20,400}";
     prop_oneof![
         // Unknown keys, `=` alone (an empty key), keys in another case.
-        "[a-z_]{1,12}".prop_filter("not a known key", |k| !KNOWN.contains(&format!(" {k},")) && !KNOWN.contains(&format!(" {k})")))
+        "[a-z_]{1,12}"
+            .prop_filter("not a known key", |k| !KNOWN.contains(&format!(" {k},"))
+                && !KNOWN.contains(&format!(" {k})")))
             .prop_map(|k| Entry::Bad(format!("{k}=1"), format!("unknown option '{k}'"))),
         Just(Entry::Bad("=".into(), "unknown option ''".into())),
         Just(Entry::Bad("=1".into(), "unknown option ''".into())),
@@ -116,7 +126,8 @@ fn bad_entry() -> impl Strategy<Value = Entry> {
         Just(Entry::Bad("history=0".into(), "bad value '0' for 'history'".into())),
         Just(Entry::Bad("algorithm=45".into(), "bad value '45' for 'algorithm'".into())),
         "[a-z]{0,8}".prop_map(|v| Entry::Bad(format!("report={v}"), format!("bad value '{v}' for 'report'"))),
-        "[2-9a-z]{1,4}".prop_map(|v| Entry::Bad(format!("halt_on_error={v}"), format!("bad value '{v}' for 'halt_on_error'"))),
+        "[2-9a-z]{1,4}"
+            .prop_map(|v| Entry::Bad(format!("halt_on_error={v}"), format!("bad value '{v}' for 'halt_on_error'"))),
         Just(Entry::Bad("stats==1".into(), "bad value '=1' for 'stats'".into())),
         Just(Entry::Bad("log_path=".into(), "bad value '' for 'log_path'".into())),
         Just(Entry::Bad("suppressions=".into(), "bad value '' for 'suppressions'".into())),
@@ -194,9 +205,15 @@ fn odd_options_by_hand() {
     let rejected: [(Vec<u8>, String); 5] = [
         (b"=".to_vec(), format!("racer: RACER_OPTIONS: unknown option '' {KNOWN}\n")),
         (b"=,=".to_vec(), format!("racer: RACER_OPTIONS: unknown option '' {KNOWN}\n")),
-        (format!("exitcode={huge_number}").into_bytes(), format!("racer: RACER_OPTIONS: bad value '{huge_number}' for 'exitcode' (expected an integer 0..=255)\n")),
+        (
+            format!("exitcode={huge_number}").into_bytes(),
+            format!("racer: RACER_OPTIONS: bad value '{huge_number}' for 'exitcode' (expected an integer 0..=255)\n"),
+        ),
         (b"exitcode=\xff\xfe".to_vec(), "racer: RACER_OPTIONS is not valid UTF-8\n".to_owned()),
-        (b"exitcode=1\x07".to_vec(), "racer: RACER_OPTIONS: bad value '1\\u{7}' for 'exitcode' (expected an integer 0..=255)\n".to_owned()),
+        (
+            b"exitcode=1\x07".to_vec(),
+            "racer: RACER_OPTIONS: bad value '1\\u{7}' for 'exitcode' (expected an integer 0..=255)\n".to_owned(),
+        ),
     ];
     for (input, message) in rejected {
         let out = run("clean", &input);
@@ -233,7 +250,11 @@ fn log_path_dev_full_sends_the_reports_to_stderr_with_the_reason() {
     let out = run("two", b"log_path=/dev/full");
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(66), "{err}");
-    assert_eq!(err.matches("racer: cannot write to log_path '/dev/full': No space left on device (os error 28)\n").count(), 2, "{err}");
+    assert_eq!(
+        err.matches("racer: cannot write to log_path '/dev/full': No space left on device (os error 28)\n").count(),
+        2,
+        "{err}"
+    );
     assert_eq!(err.matches("WARNING: racer: data race").count(), 2, "both reports are whole on stderr: {err}");
     assert!(err.ends_with("racer: 2 data race(s) reported (to /dev/full); exiting with status 66\n"), "{err}");
     assert!(text(&out.stdout).contains("fixture: done"));
@@ -285,7 +306,11 @@ fn run_with_rules(rules: &[u8], expect: Result<(), usize>) -> Result<(), TestCas
         Err(line) => {
             prop_assert_eq!(out.status.code(), Some(2), "{:?}: {}", text(rules), err);
             let at = format!("racer: suppressions {}:{line}: ", path.display());
-            prop_assert!(err.starts_with(&at) && err.lines().count() == 1, "{:?}: expected {at:?}..., got {err:?}", text(rules));
+            prop_assert!(
+                err.starts_with(&at) && err.lines().count() == 1,
+                "{:?}: expected {at:?}..., got {err:?}",
+                text(rules)
+            );
             prop_assert_eq!(text(&out.stdout), "");
         }
     }
@@ -347,5 +372,8 @@ fn a_suppressions_file_that_is_not_text_is_named_by_line() {
     std::fs::write(path, b"race:ok\r\n# fine\r\nrace:\x00\xff\xfe\x01\r\n").unwrap();
     let out = run("one", format!("suppressions={}", path.display()).as_bytes());
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(text(&out.stderr), format!("racer: suppressions {}:3: not UTF-8 text (byte 0xff at column 7)\n", path.display()));
+    assert_eq!(
+        text(&out.stderr),
+        format!("racer: suppressions {}:3: not UTF-8 text (byte 0xff at column 7)\n", path.display())
+    );
 }

@@ -48,7 +48,11 @@ fn section() -> impl Strategy<Value = Section> {
     ];
     // Mostly two threads, whose interleavings matter most; now and then a third.
     let thread = prop_oneof![3 => Just(0), 3 => Just(1), 1 => Just(2)];
-    (thread, lock, prop::collection::vec(any::<bool>(), 0..3)).prop_map(|(thread, lock, writes)| Section { thread, lock, writes })
+    (thread, lock, prop::collection::vec(any::<bool>(), 0..3)).prop_map(|(thread, lock, writes)| Section {
+        thread,
+        lock,
+        writes,
+    })
 }
 
 type Clock = [u64; THREADS];

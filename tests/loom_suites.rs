@@ -58,7 +58,10 @@ struct Run {
 
 impl Run {
     fn all(&self) -> String {
-        format!("{} exited {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}", self.shown, self.code, self.stdout, self.stderr)
+        format!(
+            "{} exited {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.shown, self.code, self.stdout, self.stderr
+        )
     }
 
     /// Lines that speak of a data race (reports, `loom::model`'s panic, summaries); never the
@@ -123,7 +126,13 @@ fn run(mut cmd: Command) -> Run {
     let stdout = String::from_utf8_lossy(&out_reader.join().expect("stdout reader")).into_owned();
     let stderr = String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned();
     eprintln!("took {:.1?}", started.elapsed());
-    let run = Run { shown, success: status.is_some_and(|s| s.success()), code: status.and_then(|s| s.code()), stdout, stderr };
+    let run = Run {
+        shown,
+        success: status.is_some_and(|s| s.success()),
+        code: status.and_then(|s| s.code()),
+        stdout,
+        stderr,
+    };
     assert!(status.is_some(), "did not finish within {TIMEOUT:?}\n{}", run.all());
     run
 }
@@ -326,7 +335,11 @@ mod published {
         let report = text.split("WARNING: racer: data race (flow").nth(1).expect("the flow report");
         let report = report.split("==================").next().unwrap_or(report);
         assert!(report.contains("Read by thread") && report.contains(&read), "the read site {read}\n{}", r.all());
-        assert!(report.contains("Previous write by thread") && report.contains(&write), "the write site {write}\n{}", r.all());
+        assert!(
+            report.contains("Previous write by thread") && report.contains(&write),
+            "the write site {write}\n{}",
+            r.all()
+        );
         assert!(report.contains("oneshot::sender::Sender<T>::send"), "the sender's stack\n{}", r.all());
         assert!(r.stderr.contains("data race(s) reported"), "the runner's summary\n{}", r.all());
     }
@@ -349,7 +362,11 @@ mod runner {
         let text = format!("{}{}", r.stdout, r.stderr);
         let lib = std::fs::read_to_string(fixture().join("src/lib.rs")).unwrap();
         let line_of = |needle: &str| lib.lines().position(|l| l.contains(needle)).unwrap() + 1;
-        assert!(text.contains("WARNING: racer: data race (flow: write, then a parallel read) on Shared<u64>"), "{}", r.all());
+        assert!(
+            text.contains("WARNING: racer: data race (flow: write, then a parallel read) on Shared<u64>"),
+            "{}",
+            r.all()
+        );
         assert!(text.contains(&format!("src/lib.rs:{}:", line_of("self.value.with_mut"))), "{}", r.all());
         assert!(text.contains(&format!("src/lib.rs:{}:", line_of("self.value.with(|p|"))), "{}", r.all());
         assert!(r.stderr.contains("cargo racer: 1 data race(s) reported"), "{}", r.all());
@@ -385,7 +402,11 @@ mod runner {
 
         let r = cargo_racer_test(&dir, &["--", "--exact", "unlocked_bumps"]);
         assert!(!r.success, "{}", r.all());
-        assert!(r.stdout.contains("WARNING: racer: data race (output: write, then a parallel write) on Shared<u64>"), "{}", r.all());
+        assert!(
+            r.stdout.contains("WARNING: racer: data race (output: write, then a parallel write) on Shared<u64>"),
+            "{}",
+            r.all()
+        );
         assert!(r.stdout.contains("at tests/counter.rs:13:"), "{}", r.all());
         assert!(r.stderr.contains("cargo racer: 1 data race(s) reported"), "{}", r.all());
 
@@ -400,7 +421,9 @@ mod runner {
         let r = cargo_racer_test(&repo().join("real-crates/loom-suites"), &["--loom"]);
         assert_eq!(r.code, Some(2), "{}", r.all());
         assert!(
-            r.stderr.contains("--loom: `real-crates-loom-suites` has no cfg(loom) seam: `loom` is not among its dependencies"),
+            r.stderr.contains(
+                "--loom: `real-crates-loom-suites` has no cfg(loom) seam: `loom` is not among its dependencies"
+            ),
             "{}",
             r.all()
         );

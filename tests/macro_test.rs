@@ -37,9 +37,7 @@ fn synchronized_threads_pass() {
 /// `?` works with a `Result` return type, and the body's `Ok` value is returned.
 #[racer::test]
 fn result_with_question_mark() -> Result<(), String> {
-    let n: u32 = "42"
-        .parse()
-        .map_err(|e: std::num::ParseIntError| e.to_string())?;
+    let n: u32 = "42".parse().map_err(|e: std::num::ParseIntError| e.to_string())?;
     assert_eq!(n, 42);
     Ok(())
 }

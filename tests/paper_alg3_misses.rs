@@ -170,6 +170,10 @@ fn stats_count_the_segments_each_algorithm_keeps() {
         assert!(during.shadow_bytes > before.shadow_bytes, "algorithm {algorithm}: {during:?}");
         drop(cells);
         let after = racer::stats().algorithm(algorithm).clone();
-        assert_eq!((after.cells, after.segments), (before.cells, before.segments), "algorithm {algorithm}: dropped cells leave the table");
+        assert_eq!(
+            (after.cells, after.segments),
+            (before.cells, before.segments),
+            "algorithm {algorithm}: dropped cells leave the table"
+        );
     }
 }

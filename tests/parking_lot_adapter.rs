@@ -18,7 +18,7 @@ use racer::parking_lot::{
 };
 use racer::sync::Arc;
 use racer::{RaceKind, Shared};
-use sync_support::{Site, assert_no_race, assert_one_race, named, one_then_other, read, write};
+use sync_support::{assert_no_race, assert_one_race, named, one_then_other, read, write, Site};
 
 #[test]
 fn parking_lot_mutex_sections_are_ordered() {
@@ -339,7 +339,9 @@ fn condvar_timeouts_and_notification_counts_are_parking_lots() {
     let mut g = lock.lock();
     assert!(cv.wait_for(&mut g, Duration::from_millis(20)).timed_out());
     assert!(!cv.wait_while_for(&mut g, |n| *n > 0, Duration::from_secs(60)).timed_out());
-    assert!(cv.wait_while_until(&mut g, |n| *n == 0, std::time::Instant::now() + Duration::from_millis(20)).timed_out());
+    assert!(cv
+        .wait_while_until(&mut g, |n| *n == 0, std::time::Instant::now() + Duration::from_millis(20))
+        .timed_out());
     drop(g);
 
     let shared = Arc::new((Mutex::new(0u32), racer::parking_lot::Condvar::new()));

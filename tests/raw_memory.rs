@@ -15,7 +15,7 @@ use std::panic::Location;
 
 use racer::sync::{Arc, Mutex};
 use racer::{annotate, RaceKind};
-use sync_support::{Site, assert_no_race, assert_one_race, named, one_then_other};
+use sync_support::{assert_no_race, assert_one_race, named, one_then_other, Site};
 
 /// A buffer of `T`s in one raw allocation, shared by pointer (what a ring buffer or an arena
 /// does), its accesses annotated.
@@ -181,7 +181,10 @@ fn a_long_access_racing_over_many_granules_is_one_race() {
     assert_eq!(report.len(), 1, "{report}");
     let race = &report.races()[0];
     assert_eq!(race.kind(), RaceKind::Output);
-    assert_eq!((race.previous().location().line(), race.current().location().line()), (first.line() + 1, second.line() + 1));
+    assert_eq!(
+        (race.previous().location().line(), race.current().location().line()),
+        (first.line() + 1, second.line() + 1)
+    );
     assert_eq!(race.address(), address);
 }
 

@@ -22,7 +22,10 @@ fn forget_drops_the_shadow_of_every_granule_of_the_range() {
         annotate::forget(buf.as_ptr(), 1000 * 8);
         assert_eq!(annotate::tracked_granules(), before);
         let after = racer::stats().algorithm(4).clone();
-        assert_eq!((after.cells, after.segments, after.shadow_bytes), (stats_before.cells, stats_before.segments, stats_before.shadow_bytes));
+        assert_eq!(
+            (after.cells, after.segments, after.shadow_bytes),
+            (stats_before.cells, stats_before.segments, stats_before.shadow_bytes)
+        );
     }
     // An unaligned range covers every granule it touches: 3 bytes across a boundary are two.
     let buf = [0u64; 2];

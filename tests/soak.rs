@@ -48,7 +48,12 @@ struct Note {
 
 impl Note {
     fn start(name: &'static str) -> Note {
-        eprintln!("soak: {name}: start: rss {} KiB, peak rss {} KiB (scale {})", rss() / 1024, peak_rss() / 1024, scale());
+        eprintln!(
+            "soak: {name}: start: rss {} KiB, peak rss {} KiB (scale {})",
+            rss() / 1024,
+            peak_rss() / 1024,
+            scale()
+        );
         Note { name, start: Instant::now() }
     }
 }
@@ -89,8 +94,15 @@ fn phases_of_cells_created_and_dropped_keep_memory_flat() {
     }
     let after_last = rss();
     let grown = after_last.saturating_sub(after_first);
-    eprintln!("soak: {cells} cells x 10 phases: rss after the first {} KiB, after the last {} KiB", after_first / 1024, after_last / 1024);
-    assert!(grown < after_first / 10 + (1 << 20), "memory grew by {grown} bytes after the first phase (from {after_first})");
+    eprintln!(
+        "soak: {cells} cells x 10 phases: rss after the first {} KiB, after the last {} KiB",
+        after_first / 1024,
+        after_last / 1024
+    );
+    assert!(
+        grown < after_first / 10 + (1 << 20),
+        "memory grew by {grown} bytes after the first phase (from {after_first})"
+    );
 }
 
 /// 16 threads updating 64 cells under 4 mutexes (cell i under mutex i % 4): every update
@@ -195,7 +207,11 @@ fn detached_threads_over_time_are_all_checked() {
     assert!(grown < 16 << 20, "resident memory grew by {grown} bytes over the last nine tenths of the threads");
     // The pressure mark, the threads of one wave and the harness's: nowhere near one slot per
     // thread ever spawned.
-    assert!(most_slots <= 4096 + 4 * WAVE, "slots stay bounded over {} threads: {most_slots} ({stats:?})", waves * (WAVE + 1));
+    assert!(
+        most_slots <= 4096 + 4 * WAVE,
+        "slots stay bounded over {} threads: {most_slots} ({stats:?})",
+        waves * (WAVE + 1)
+    );
 }
 
 /// 144 write sites, each at its own line and column: a race's identity for de-duplication is
@@ -232,7 +248,13 @@ static SITES: [Site; 144] = [
 /// The first `n` unordered pairs of sites `(i, j)`, `i <= j`.
 fn site_pairs(n: usize) -> Vec<(usize, usize)> {
     let pairs: Vec<_> = (0..SITES.len()).flat_map(|i| (i..SITES.len()).map(move |j| (i, j))).take(n).collect();
-    assert_eq!(pairs.len(), n, "at most {} distinct races from {} sites", SITES.len() * (SITES.len() + 1) / 2, SITES.len());
+    assert_eq!(
+        pairs.len(),
+        n,
+        "at most {} distinct races from {} sites",
+        SITES.len() * (SITES.len() + 1) / 2,
+        SITES.len()
+    );
     pairs
 }
 
@@ -289,7 +311,11 @@ fn ten_thousand_distinct_races_are_all_reported() {
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).expect("the JSON report parses");
     assert_eq!(json["races"].as_array().map(Vec::len), Some(n), "the JSON report is whole");
     let per_race = grown / n;
-    eprintln!("soak: {n} distinct races: rss grew {} KiB ({per_race} B per race), text {} KiB", grown / 1024, text.len() / 1024);
+    eprintln!(
+        "soak: {n} distinct races: rss grew {} KiB ({per_race} B per race), text {} KiB",
+        grown / 1024,
+        text.len() / 1024
+    );
     // A race is two resolved stacks of a few frames: a generous bound, far from a leak of
     // whole buffers or symbol tables per race.
     assert!(per_race < 64 * 1024, "{per_race} bytes of resident memory per race ({grown} for {n})");

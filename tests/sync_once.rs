@@ -17,7 +17,15 @@ static RUNS: AtomicUsize = AtomicUsize::new(0);
 
 #[test]
 fn once_runs_its_closure_once() {
-    let handles: Vec<_> = (0..4).map(|_| thread::spawn(|| ONCE.call_once(|| { RUNS.fetch_add(1, Ordering::SeqCst); }))).collect();
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            thread::spawn(|| {
+                ONCE.call_once(|| {
+                    RUNS.fetch_add(1, Ordering::SeqCst);
+                })
+            })
+        })
+        .collect();
     for h in handles {
         h.join().unwrap();
     }

@@ -208,7 +208,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
 
 fn unknown_flag(name: &str) -> String {
     let ours = ["--loom", "--cfg"];
-    let mut known: Vec<&str> = ours.iter().chain(CARGO_OPTS_WITH_VALUE).chain(CARGO_OPTS_OPTIONAL_VALUE).chain(CARGO_FLAGS).copied().collect();
+    let mut known: Vec<&str> =
+        ours.iter().chain(CARGO_OPTS_WITH_VALUE).chain(CARGO_OPTS_OPTIONAL_VALUE).chain(CARGO_FLAGS).copied().collect();
     known.sort_by_key(|k| edit_distance(name, k));
     let hint = match known.first() {
         Some(best) if edit_distance(name, best) <= 2 => format!(" (did you mean `{best}`?)"),
@@ -332,7 +333,9 @@ fn same_file(a: Option<&str>, b: &Path) -> bool {
 /// the version requirement.
 fn loom_dependency(package: &serde_json::Value) -> Option<(String, String)> {
     let deps = package["dependencies"].as_array()?;
-    let dep = deps.iter().find(|d| d["name"] == "loom" && d["kind"].is_null())
+    let dep = deps
+        .iter()
+        .find(|d| d["name"] == "loom" && d["kind"].is_null())
         .or_else(|| deps.iter().find(|d| d["name"] == "loom"))?;
     let name = dep["rename"].as_str().unwrap_or("loom").to_owned();
     Some((name, dep["req"].as_str().unwrap_or("*").to_owned()))
@@ -364,8 +367,12 @@ fn loom_compat_path() -> Result<PathBuf, String> {
         Some(p) => (PathBuf::from(p), "RACER_LOOM_PATH"),
         None => (Path::new(env!("CARGO_MANIFEST_DIR")).join("../loom-compat"), "the runner's build-time location"),
     };
-    let abs = std::fs::canonicalize(&path)
-        .map_err(|e| format!("racer's loom stand-in not found at {} ({from}): {e}; set RACER_LOOM_PATH to racer's loom-compat folder", path.display()))?;
+    let abs = std::fs::canonicalize(&path).map_err(|e| {
+        format!(
+            "racer's loom stand-in not found at {} ({from}): {e}; set RACER_LOOM_PATH to racer's loom-compat folder",
+            path.display()
+        )
+    })?;
     let manifest = std::fs::read_to_string(abs.join("Cargo.toml")).unwrap_or_default();
     if !manifest.lines().any(|l| l.trim().replace(' ', "") == "name=\"loom\"") {
         return Err(format!(
@@ -402,9 +409,7 @@ fn locks_real_loom(lock: &[u8]) -> bool {
 fn missing_loom_items(stderr: &str) -> Vec<String> {
     let lines: Vec<&str> = stderr.lines().collect();
     let mut items = Vec::new();
-    let ticked = |s: &str| -> Vec<String> {
-        s.split('`').skip(1).step_by(2).map(str::to_owned).collect()
-    };
+    let ticked = |s: &str| -> Vec<String> { s.split('`').skip(1).step_by(2).map(str::to_owned).collect() };
     for (n, line) in lines.iter().enumerate() {
         if !line.starts_with("error") {
             continue;
@@ -530,11 +535,8 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     cmd.args(&args.cargo);
     let mut lock_to_restore = None;
     if args.loom {
-        let with_loom: Vec<(String, (String, String))> = ws
-            .selected
-            .iter()
-            .filter_map(|p| Some((p["name"].as_str()?.to_owned(), loom_dependency(p)?)))
-            .collect();
+        let with_loom: Vec<(String, (String, String))> =
+            ws.selected.iter().filter_map(|p| Some((p["name"].as_str()?.to_owned(), loom_dependency(p)?))).collect();
         let Some((pkg, (dep, req))) = with_loom.first().cloned() else {
             return Err(format!(
                 "--loom: {} {} no cfg(loom) seam: `loom` is not among {} dependencies (cargo metadata). \
@@ -557,7 +559,8 @@ fn run(args: &Args) -> Result<ExitCode, String> {
             cmd.env_remove("RUSTFLAGS");
         }
         cmd.env(var, &flags);
-        let path = compat.to_str().ok_or("the loom stand-in's path is not UTF-8")?.replace('\\', "\\\\").replace('"', "\\\"");
+        let path =
+            compat.to_str().ok_or("the loom stand-in's path is not UTF-8")?.replace('\\', "\\\\").replace('"', "\\\"");
         let patch = format!("patch.crates-io.loom.path=\"{path}\"");
         cmd.args(["--config", &patch]);
         // The stand-in's racer on, under the name this package gives loom.
@@ -595,7 +598,11 @@ fn run(args: &Args) -> Result<ExitCode, String> {
                  `[features] race-detect = [\"racer/race-detect\"]`.{}",
                 names(&without.into_iter().cloned().collect::<Vec<_>>()),
                 if ws.selected.len() > 1 { "have" } else { "has" },
-                if has_loom { " This crate depends on loom: run its loom tests with `cargo racer test --loom`." } else { "" }
+                if has_loom {
+                    " This crate depends on loom: run its loom tests with `cargo racer test --loom`."
+                } else {
+                    ""
+                }
             ));
         }
         cmd.args(["--features", "race-detect"]);
@@ -648,7 +655,9 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     } else if passed + failed == 0 {
         eprintln!("cargo racer: cargo test failed ({status}) before any test ran: no data races reported");
     } else {
-        eprintln!("cargo racer: no data races reported, but cargo test failed ({status}; {passed} passed, {failed} failed)");
+        eprintln!(
+            "cargo racer: no data races reported, but cargo test failed ({status}; {passed} passed, {failed} failed)"
+        );
     }
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
@@ -663,7 +672,8 @@ mod tests {
 
     #[test]
     fn parses_our_flags_and_passes_the_rest() {
-        let a = parse_args(&argv("racer test --loom --cfg crossbeam_loom --release -p foo --test loom -- --nocapture")).unwrap();
+        let a = parse_args(&argv("racer test --loom --cfg crossbeam_loom --release -p foo --test loom -- --nocapture"))
+            .unwrap();
         assert!(a.loom);
         assert_eq!(a.cfgs, ["crossbeam_loom"]);
         assert_eq!(a.cargo, argv("--release -p foo --test loom"));
@@ -717,10 +727,7 @@ error[E0433]: cannot find `Notify` in `sync`
    |                 ^^^^^^ could not find `Notify` in `sync`
 error[E0425]: cannot find type `Notify` in module `loom::sync`
 ";
-        assert_eq!(
-            missing_loom_items(err),
-            ["loom::sync::Notify", "loom::future", "loom::skip_branch"]
-        );
+        assert_eq!(missing_loom_items(err), ["loom::sync::Notify", "loom::future", "loom::skip_branch"]);
         assert!(missing_loom_items("error[E0432]: unresolved import `std::foo`").is_empty());
     }
 

@@ -170,7 +170,10 @@ pub mod model {
             for run in 1..=runs() {
                 let (name, f) = (name.clone(), f.clone());
                 let report = racer::check(move || {
-                    let t = racer::thread::Builder::new().name(name).spawn(move || f()).expect("loom::model: spawning its thread");
+                    let t = racer::thread::Builder::new()
+                        .name(name)
+                        .spawn(move || f())
+                        .expect("loom::model: spawning its thread");
                     if let Err(panic) = t.join() {
                         std::panic::resume_unwind(panic);
                     }

@@ -27,27 +27,27 @@ mod shadow;
 pub use api::annotate;
 #[doc(hidden)]
 pub use api::foreign_lock;
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-#[doc(hidden)]
-pub use provenance::stack::cfi_walk;
+pub use api::sync;
+pub use api::thread;
 #[doc(hidden)]
 pub use base::platform;
 #[doc(hidden)]
 pub use base::small_vec;
-#[doc(hidden)]
-pub use provenance::stack;
-pub use api::sync;
 /// The trace language and the all-pairs oracle of the paper tests (not a stable API).
 #[doc(hidden)]
 pub use paper::oracle;
 #[doc(hidden)]
 pub use paper::trace;
-pub use api::thread;
+#[doc(hidden)]
+pub use provenance::stack;
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[doc(hidden)]
+pub use provenance::stack::cfi_walk;
 
-pub use report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
-pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
-pub use api::shared::Shared;
 pub use api::check::check;
+pub use api::shared::Shared;
+pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
+pub use report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
 pub use runtime::stats::{stats, AlgorithmStats, Stats};
 
 /// Reads `RACER_OPTIONS` and registers the end-of-process summary: called by `racer-rt`'s

@@ -14,8 +14,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Layer folders, top first: a module may import from its own folder and from those below it.
-const LAYERS: [&str; 12] =
-    ["paper", "api", "shadow", "deadlock", "reporting", "process", "runtime", "config", "provenance", "model", "report", "base"];
+const LAYERS: [&str; 12] = [
+    "paper",
+    "api",
+    "shadow",
+    "deadlock",
+    "reporting",
+    "process",
+    "runtime",
+    "config",
+    "provenance",
+    "model",
+    "report",
+    "base",
+];
 
 type Module = Vec<String>;
 
@@ -60,7 +72,10 @@ fn strip_literals(text: &str) -> String {
                 i += 1;
             }
             i += 2;
-        } else if c[i] == 'r' && (next == Some('"') || next == Some('#')) && !c.get(i.wrapping_sub(1)).is_some_and(|p| p.is_alphanumeric() || *p == '_') {
+        } else if c[i] == 'r'
+            && (next == Some('"') || next == Some('#'))
+            && !c.get(i.wrapping_sub(1)).is_some_and(|p| p.is_alphanumeric() || *p == '_')
+        {
             // A raw string r"..." or r#"..."#.
             let mut j = i + 1;
             let mut hashes = 0;
@@ -228,7 +243,8 @@ fn paths(toks: &[Token]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        let starts = matches!(toks[i], Token::Ident(_)) && toks.get(i + 1) == Some(&Token::PathSep)
+        let starts = matches!(toks[i], Token::Ident(_))
+            && toks.get(i + 1) == Some(&Token::PathSep)
             && !(i > 0 && toks[i - 1] == Token::PathSep);
         if starts {
             i = path_at(toks, i, &[], &mut out);
@@ -271,7 +287,9 @@ fn graph() -> Graph {
                         rest = &rest[1..];
                     }
                 }
-                first if is_dir_mod && modules.contains(&[m.clone(), vec![first.to_owned()]].concat()) => base = m.clone(),
+                first if is_dir_mod && modules.contains(&[m.clone(), vec![first.to_owned()]].concat()) => {
+                    base = m.clone()
+                }
                 _ => continue,
             }
             let mut target = base;
@@ -336,7 +354,15 @@ fn cycles(g: &Graph) -> Vec<Vec<Module>> {
             }
         }
     }
-    let mut s = State { g, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), on: BTreeSet::new(), next: 0, found: Vec::new() };
+    let mut s = State {
+        g,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on: BTreeSet::new(),
+        next: 0,
+        found: Vec::new(),
+    };
     for v in &g.modules {
         if !s.index.contains_key(v) {
             visit(&mut s, v);
@@ -376,8 +402,16 @@ fn no_import_cycle_and_no_upward_import() {
     }
     let imports: usize = g.edges.values().map(BTreeSet::len).sum();
     println!("{} modules, {imports} imports between them", g.modules.len() - 1);
-    assert!(g.modules.len() > 40 && imports > 100, "the checker reads the tree ({} modules, {imports} imports)", g.modules.len());
-    assert!(faults.is_empty(), "racer-core's layering is broken:\n{}", faults.into_iter().collect::<Vec<_>>().join("\n"));
+    assert!(
+        g.modules.len() > 40 && imports > 100,
+        "the checker reads the tree ({} modules, {imports} imports)",
+        g.modules.len()
+    );
+    assert!(
+        faults.is_empty(),
+        "racer-core's layering is broken:\n{}",
+        faults.into_iter().collect::<Vec<_>>().join("\n")
+    );
 }
 
 /// The checker itself sees what it must: a cycle and an upward import in a made-up tree's

@@ -44,39 +44,27 @@ pub fn test(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 fn expand(attr: TokenStream2, item: TokenStream2) -> Result<TokenStream2, TokenStream2> {
     if !attr.is_empty() {
-        return Err(
-            syn::Error::new_spanned(&attr, "#[racer::test] takes no arguments").to_compile_error(),
-        );
+        return Err(syn::Error::new_spanned(&attr, "#[racer::test] takes no arguments").to_compile_error());
     }
 
     let func = match syn::parse2::<Item>(item.clone()) {
         Ok(Item::Fn(func)) => func,
         Ok(other) => {
             // Keep the item so that uses of it do not produce follow-up errors.
-            let err = syn::Error::new_spanned(
-                item_head(&other),
-                "#[racer::test] can only be applied to a function",
-            )
-            .to_compile_error();
+            let err = syn::Error::new_spanned(item_head(&other), "#[racer::test] can only be applied to a function")
+                .to_compile_error();
             return Err(quote! { #err #other });
         }
         Err(_) => {
-            let err = syn::Error::new(
-                item.span(),
-                "#[racer::test] can only be applied to a function",
-            )
-            .to_compile_error();
+            let err =
+                syn::Error::new(item.span(), "#[racer::test] can only be applied to a function").to_compile_error();
             return Err(quote! { #err #item });
         }
     };
 
     validate(&func).map_err(|e| e.to_compile_error())?;
 
-    Ok(if cfg!(feature = "race-detect") {
-        expand_checked(func)
-    } else {
-        expand_plain(func)
-    })
+    Ok(if cfg!(feature = "race-detect") { expand_checked(func) } else { expand_plain(func) })
 }
 
 /// The tokens used to point at a non-function item: its keyword and name if it has
@@ -113,22 +101,13 @@ fn validate(func: &ItemFn) -> syn::Result<()> {
         ));
     }
     if let Some(constness) = &sig.constness {
-        return Err(syn::Error::new_spanned(
-            constness,
-            "#[racer::test] does not support const fn",
-        ));
+        return Err(syn::Error::new_spanned(constness, "#[racer::test] does not support const fn"));
     }
     if let Some(unsafety) = &sig.unsafety {
-        return Err(syn::Error::new_spanned(
-            unsafety,
-            "#[racer::test] functions cannot be unsafe",
-        ));
+        return Err(syn::Error::new_spanned(unsafety, "#[racer::test] functions cannot be unsafe"));
     }
     if let Some(abi) = &sig.abi {
-        return Err(syn::Error::new_spanned(
-            abi,
-            "#[racer::test] functions cannot have an explicit ABI",
-        ));
+        return Err(syn::Error::new_spanned(abi, "#[racer::test] functions cannot have an explicit ABI"));
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         let tokens = {
@@ -136,10 +115,7 @@ fn validate(func: &ItemFn) -> syn::Result<()> {
             let w = &sig.generics.where_clause;
             quote! { #g #w }
         };
-        return Err(syn::Error::new_spanned(
-            tokens,
-            "#[racer::test] functions cannot be generic",
-        ));
+        return Err(syn::Error::new_spanned(tokens, "#[racer::test] functions cannot be generic"));
     }
     if !sig.inputs.is_empty() || sig.variadic.is_some() {
         let inputs = &sig.inputs;
@@ -171,12 +147,7 @@ fn test_attr(func: &ItemFn) -> TokenStream2 {
 /// Feature off: a plain `#[test]`, body unchanged.
 fn expand_plain(func: ItemFn) -> TokenStream2 {
     let test = test_attr(&func);
-    let ItemFn {
-        attrs,
-        vis,
-        sig,
-        block,
-    } = func;
+    let ItemFn { attrs, vis, sig, block } = func;
     quote! {
         #(#attrs)*
         #test
@@ -187,12 +158,7 @@ fn expand_plain(func: ItemFn) -> TokenStream2 {
 /// Feature on: the body runs under `::racer::check`; a non-empty report fails the test.
 fn expand_checked(func: ItemFn) -> TokenStream2 {
     let test = test_attr(&func);
-    let ItemFn {
-        attrs,
-        vis,
-        sig,
-        block,
-    } = func;
+    let ItemFn { attrs, vis, sig, block } = func;
     let name = sig.ident.unraw().to_string();
     let output = &sig.output;
 

@@ -181,7 +181,8 @@ pub mod parking_lot {
     pub use parking_lot_crate::{
         const_fair_mutex, const_mutex, const_reentrant_mutex, const_rwlock, Condvar, FairMutex, FairMutexGuard,
         MappedFairMutexGuard, MappedMutexGuard, MappedReentrantMutexGuard, MappedRwLockReadGuard,
-        MappedRwLockWriteGuard, Mutex, MutexGuard, Once, OnceState, RawFairMutex, RawMutex, RawRwLock, RawThreadId, ReentrantMutex,
-        ReentrantMutexGuard, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard, WaitTimeoutResult,
+        MappedRwLockWriteGuard, Mutex, MutexGuard, Once, OnceState, RawFairMutex, RawMutex, RawRwLock, RawThreadId,
+        ReentrantMutex, ReentrantMutexGuard, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard,
+        WaitTimeoutResult,
     };
 }

@@ -25,11 +25,11 @@ pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
 #[cfg(feature = "race-detect")]
 extern crate racer_core;
 #[cfg(feature = "race-detect")]
-mod platform;
-#[cfg(feature = "race-detect")]
 mod lock_adapter;
 #[cfg(feature = "race-detect")]
 pub mod parking_lot;
+#[cfg(feature = "race-detect")]
+mod platform;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:
 /// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
 /// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.
@@ -39,7 +39,7 @@ pub mod lock_api {
 }
 #[cfg(feature = "race-detect")]
 pub use racer_core::{
-    annotate, check, oracle, select_algorithm, slow_accesses_on_this_thread, stats, sync, thread, trace, Access, AccessKind,
-    AlgorithmStats, BlockedThread, Deadlock, DeadlockKind, Frame, LockEdge, LockMode, LockUse, Race, RaceKind, Report,
-    Shared, Stats, ENABLED,
+    annotate, check, oracle, select_algorithm, slow_accesses_on_this_thread, stats, sync, thread, trace, Access,
+    AccessKind, AlgorithmStats, BlockedThread, Deadlock, DeadlockKind, Frame, LockEdge, LockMode, LockUse, Race,
+    RaceKind, Report, Shared, Stats, ENABLED,
 };

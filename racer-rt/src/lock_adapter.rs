@@ -89,7 +89,6 @@ impl<R> RawMutex<R> {
     }
 }
 
-
 /// A `lock_api::RawRwLock` `R` with racer's edges: a write-unlock happens before every later
 /// lock, a read-unlock before every later write-lock, and two read sections stay parallel.
 /// Upgradable reads count as reads until upgraded.

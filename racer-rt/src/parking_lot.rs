@@ -86,7 +86,11 @@ impl Condvar {
     }
 
     /// Lets go of `guard`'s mutex, runs `sleep` on `inner`, then takes the mutex back.
-    fn sleep<T: ?Sized, R>(&self, guard: &mut MutexGuard<'_, T>, sleep: impl FnOnce(&pl::Condvar, &mut pl::MutexGuard<'_, ()>) -> R) -> R {
+    fn sleep<T: ?Sized, R>(
+        &self,
+        guard: &mut MutexGuard<'_, T>,
+        sleep: impl FnOnce(&pl::Condvar, &mut pl::MutexGuard<'_, ()>) -> R,
+    ) -> R {
         let mut handshake = self.handshake.lock();
         la::MutexGuard::unlocked(guard, move || {
             let woken = sleep(&self.inner, &mut handshake);
@@ -118,7 +122,11 @@ impl Condvar {
     }
 
     /// Blocks until notified or until `timeout`, as parking_lot's.
-    pub fn wait_until<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>, timeout: std::time::Instant) -> WaitTimeoutResult {
+    pub fn wait_until<T: ?Sized>(
+        &self,
+        guard: &mut MutexGuard<'_, T>,
+        timeout: std::time::Instant,
+    ) -> WaitTimeoutResult {
         WaitTimeoutResult(self.sleep(guard, |inner, handshake| inner.wait_until(handshake, timeout).timed_out()))
     }
 
@@ -137,7 +145,11 @@ impl Condvar {
     }
 
     /// Blocks until notified or for `timeout`, as parking_lot's.
-    pub fn wait_for<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>, timeout: std::time::Duration) -> WaitTimeoutResult {
+    pub fn wait_for<T: ?Sized>(
+        &self,
+        guard: &mut MutexGuard<'_, T>,
+        timeout: std::time::Duration,
+    ) -> WaitTimeoutResult {
         self.wait_until(guard, deadline(timeout))
     }
 

@@ -35,7 +35,11 @@ fn loaded_modules() -> Vec<Module> {
     modules
 }
 
-unsafe extern "C" fn add_module(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut libc::c_void) -> libc::c_int {
+unsafe extern "C" fn add_module(
+    info: *mut libc::dl_phdr_info,
+    _size: libc::size_t,
+    data: *mut libc::c_void,
+) -> libc::c_int {
     // SAFETY: `dl_iterate_phdr` hands a valid `info` whose `dlpi_phdr` has `dlpi_phnum`
     // entries, and `data` is the `Vec` of `loaded_modules`.
     let (info, modules) = unsafe { (&*info, &mut *(data as *mut Vec<Module>)) };
@@ -57,12 +61,15 @@ unsafe extern "C" fn add_module(info: *mut libc::dl_phdr_info, _size: libc::size
     // start-up (all that are listed here before any `dlclose`) stay loaded.
     let hdr_bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(hdr_start as *const u8, hdr.p_memsz as usize) };
     let text: Vec<(usize, usize)> = loads.iter().filter(|l| l.2).map(|l| (l.0, l.1)).collect();
-    let bases = BaseAddresses::default().set_eh_frame_hdr(hdr_start as u64).set_text(text.first().map_or(0, |t| t.0) as u64);
+    let bases =
+        BaseAddresses::default().set_eh_frame_hdr(hdr_start as u64).set_text(text.first().map_or(0, |t| t.0) as u64);
     let Ok(parsed) = EhFrameHdr::new(hdr_bytes, NativeEndian).parse(&bases, 8) else { return 0 };
     let Ok(eh_frame_start) = parsed.eh_frame_ptr().direct() else { return 0 };
     let eh_frame_start = eh_frame_start as usize;
     // `.eh_frame` has no length of its own here: it runs at most to the end of its segment.
-    let Some(&(_, segment_end, _)) = loads.iter().find(|l| l.0 <= eh_frame_start && eh_frame_start < l.1) else { return 0 };
+    let Some(&(_, segment_end, _)) = loads.iter().find(|l| l.0 <= eh_frame_start && eh_frame_start < l.1) else {
+        return 0;
+    };
     // SAFETY: inside a mapped segment of the object, as above.
     let eh_frame_bytes: &'static [u8] =
         unsafe { std::slice::from_raw_parts(eh_frame_start as *const u8, segment_end - eh_frame_start) };
@@ -81,7 +88,13 @@ pub fn make_rule(address: usize) -> Rule {
     };
     let Some(table) = module.hdr.table() else { return Rule::UNKNOWN };
     let mut ctx = UnwindContext::new();
-    let row = table.unwind_info_for_address(&module.eh_frame, &module.bases, &mut ctx, address as u64, EhFrame::cie_from_offset);
+    let row = table.unwind_info_for_address(
+        &module.eh_frame,
+        &module.bases,
+        &mut ctx,
+        address as u64,
+        EhFrame::cie_from_offset,
+    );
     let Ok(row) = row else { return Rule::UNKNOWN };
     let (cfa_from_bp, cfa_offset) = match *row.cfa() {
         CfaRule::RegisterAndOffset { register, offset } if register == X86_64::RSP => (false, offset),
@@ -113,7 +126,10 @@ mod tests {
     #[test]
     fn modules_with_unwind_tables_are_found() {
         let here = modules_with_unwind_tables_are_found as *const () as usize;
-        assert!(MODULES.iter().any(|m| m.text.iter().any(|&(s, e)| s <= here && here < e)), "this test's own code is in a module");
+        assert!(
+            MODULES.iter().any(|m| m.text.iter().any(|&(s, e)| s <= here && here < e)),
+            "this test's own code is in a module"
+        );
         assert_ne!(make_rule(here + 8), Rule::UNKNOWN, "this function has a rule");
     }
 }

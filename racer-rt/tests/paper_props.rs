@@ -113,7 +113,10 @@ fn check_claims(trace: &[Event]) -> Result<(), String> {
             let at = format!("algorithm {algorithm} (same-segment filter {same_segment_filter})");
             for r in &run.races {
                 if !oracle.is_racy(r.previous, r.current) || r.previous >= r.current {
-                    return Err(format!("{at} reported events {} and {}, which the oracle calls ordered", r.previous, r.current));
+                    return Err(format!(
+                        "{at} reported events {} and {}, which the oracle calls ordered",
+                        r.previous, r.current
+                    ));
                 }
                 let kinds = (trace[r.previous].access().unwrap().1, trace[r.current].access().unwrap().1);
                 if kinds != is_write(r.kind) {
@@ -123,7 +126,10 @@ fn check_claims(trace: &[Event]) -> Result<(), String> {
             if algorithm != 3 {
                 let reported: BTreeSet<usize> = run.races.iter().map(|r| r.cell).collect();
                 if reported != oracle.racy_cells() {
-                    return Err(format!("{at} reported races on cells {reported:?}, the oracle on {:?}", oracle.racy_cells()));
+                    return Err(format!(
+                        "{at} reported races on cells {reported:?}, the oracle on {:?}",
+                        oracle.racy_cells()
+                    ));
                 }
             }
             let bound = match algorithm {
@@ -140,7 +146,10 @@ fn check_claims(trace: &[Event]) -> Result<(), String> {
         // and each read in R is its reader's last read.
         for (cell, &alg4) in &finals[1] {
             if alg4 > finals[2][cell] {
-                return Err(format!("algorithm 4 ends with {alg4} segments on x{cell}, algorithm 5 with {}", finals[2][cell]));
+                return Err(format!(
+                    "algorithm 4 ends with {alg4} segments on x{cell}, algorithm 5 with {}",
+                    finals[2][cell]
+                ));
             }
         }
     }
@@ -172,7 +181,9 @@ fn search_finds_a_race_algorithm_3_misses_and_shrinks_it_to_the_papers_case() {
         prop_assert_eq!(reported, oracle.racy_cells());
         Ok(())
     });
-    let Err(TestError::Fail(_, shrunk)) = result else { panic!("no trace where algorithm 3 misses a race: {result:?}") };
+    let Err(TestError::Fail(_, shrunk)) = result else {
+        panic!("no trace where algorithm 3 misses a race: {result:?}")
+    };
     let text = to_text(&shrunk);
     let oracle = Oracle::new(&shrunk).unwrap();
     assert_eq!(oracle.racy_pairs().len(), 1, "{text}");
@@ -184,7 +195,10 @@ fn search_finds_a_race_algorithm_3_misses_and_shrinks_it_to_the_papers_case() {
     let between = (pair.first + 1..pair.second).find(|&i| shrunk[i].access() == Some((pair.cell, false)));
     let second_read = between.unwrap_or_else(|| panic!("no second read in {text}"));
     assert!(oracle.happens_before(second_read, pair.second), "{text}");
-    assert!(!oracle.happens_before(pair.first, second_read) && !oracle.happens_before(second_read, pair.first), "{text}");
+    assert!(
+        !oracle.happens_before(pair.first, second_read) && !oracle.happens_before(second_read, pair.first),
+        "{text}"
+    );
     assert!(shrunk.len() <= 5, "shrunk to {} events: {text}", shrunk.len());
     assert!(replay(&shrunk, 3, true).unwrap().races.is_empty());
     eprintln!("shrunk counterexample for algorithm 3: {text}");
@@ -216,5 +230,7 @@ fn generated_traces_cover_every_event_and_outcome() {
     assert_eq!(kinds.len(), 8, "every kind of event appears");
     assert!(racy >= samples / 10 && race_free >= samples / 10, "racy {racy}, race-free {race_free} of {samples}");
     assert!(alg3_misses >= samples / 100, "algorithm 3 missed a race in only {alg3_misses} of {samples}");
-    eprintln!("of {samples} traces: {racy} racy, {race_free} race-free, {alg3_misses} where algorithm 3 misses a racy cell");
+    eprintln!(
+        "of {samples} traces: {racy} racy, {race_free} race-free, {alg3_misses} where algorithm 3 misses a racy cell"
+    );
 }

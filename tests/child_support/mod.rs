@@ -7,12 +7,8 @@ use std::time::{Duration, Instant};
 /// pipe cannot stall it). A run longer than `limit` is a hang: the child is killed and the
 /// test fails, naming `what`.
 pub fn output_within(mut cmd: Command, limit: Duration, what: &str) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the child starts");
+    let mut child =
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the child starts");
     let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
     let out = std::thread::spawn(move || {
         let mut v = Vec::new();

@@ -45,7 +45,8 @@ pub fn assert_one_race(report: &Report, kind: RaceKind, previous: (&str, Site), 
         RaceKind::Anti => (AccessKind::Read, AccessKind::Write),
         RaceKind::Output => (AccessKind::Write, AccessKind::Write),
     };
-    for (access, kind, (thread, site)) in [(race.previous(), prev_kind, previous), (race.current(), cur_kind, current)] {
+    for (access, kind, (thread, site)) in [(race.previous(), prev_kind, previous), (race.current(), cur_kind, current)]
+    {
         assert_eq!(access.kind(), kind, "{report}");
         assert_eq!(access.thread_name(), Some(thread), "{report}");
         assert_eq!(access.location(), site, "{report}");

@@ -7,8 +7,8 @@
 use std::panic::Location;
 
 use crate::deadlock::{self, Acq, Blocking, LockMeta, Wait};
-use crate::report::LockMode;
 use crate::provenance::sync_event::SyncEvent;
+use crate::report::LockMode;
 use crate::runtime::rw_clocks::RwClocks;
 
 /// What racer keeps beside a foreign raw lock, inside the adapter that wraps it.
@@ -42,7 +42,13 @@ impl ForeignLock {
     /// A blocking acquisition in `mode`: `try_once` first; on contention the deadlock
     /// bookkeeping (lock-order edges, a re-lock), a few more tries, then `block` with the wait
     /// published, as racer's own locks do. Then the wait of [`locked`](Self::locked).
-    pub fn lock(&self, mode: LockMode, at: &'static Location<'static>, try_once: impl Fn() -> bool, block: impl FnOnce()) {
+    pub fn lock(
+        &self,
+        mode: LockMode,
+        at: &'static Location<'static>,
+        try_once: impl Fn() -> bool,
+        block: impl FnOnce(),
+    ) {
         if !try_once() {
             let acq = self.acq(mode, at);
             deadlock::contended(acq);

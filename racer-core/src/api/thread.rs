@@ -14,11 +14,11 @@ use std::sync::LazyLock as Lazy;
 
 pub use std::thread::{available_parallelism, panicking, sleep, yield_now, Result, ThreadId};
 
+use crate::deadlock::Done;
 use crate::provenance::stack;
 use crate::provenance::sync_event::SyncEvent;
-use crate::runtime::sync_clock::SyncClock;
-use crate::deadlock::Done;
 use crate::provenance::thread_ref::ThreadInfo;
+use crate::runtime::sync_clock::SyncClock;
 use crate::runtime::thread_state::{with_current, ChildSeed};
 
 /// A handle to a thread, as `std::thread::Thread`; `unpark` is a post the matching `park` waits on.
@@ -223,7 +223,11 @@ impl Builder {
     }
 
     #[track_caller]
-    pub fn spawn_scoped<'scope, 'env, F, T>(self, scope: &'scope Scope<'scope, 'env>, f: F) -> io::Result<ScopedJoinHandle<'scope, T>>
+    pub fn spawn_scoped<'scope, 'env, F, T>(
+        self,
+        scope: &'scope Scope<'scope, 'env>,
+        f: F,
+    ) -> io::Result<ScopedJoinHandle<'scope, T>>
     where
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,

@@ -79,10 +79,16 @@ pub fn parse(text: &str) -> Result<Options, String> {
     let mut options = Options::default();
     for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
         let Some((key, value)) = entry.split_once('=') else {
-            return Err(format!("{VARIABLE}: expected key=value, found '{}' (known: {})", shown(entry), KNOWN_KEYS.join(", ")));
+            return Err(format!(
+                "{VARIABLE}: expected key=value, found '{}' (known: {})",
+                shown(entry),
+                KNOWN_KEYS.join(", ")
+            ));
         };
         let (key, value) = (key.trim(), value.trim());
-        let bad = |expected: &str| format!("{VARIABLE}: bad value '{}' for '{}' (expected {expected})", shown(value), shown(key));
+        let bad = |expected: &str| {
+            format!("{VARIABLE}: bad value '{}' for '{}' (expected {expected})", shown(value), shown(key))
+        };
         match key {
             "halt_on_error" => options.halt_on_error = flag(value).ok_or_else(|| bad("0 or 1"))?,
             "stats" => options.stats = flag(value).ok_or_else(|| bad("0 or 1"))?,
@@ -98,8 +104,9 @@ pub fn parse(text: &str) -> Result<Options, String> {
             "log_path" => options.log_path = Some(path(value).ok_or_else(|| bad("a file path"))?),
             "suppressions" => options.suppressions = Some(path(value).ok_or_else(|| bad("a file path"))?),
             "history" => {
-                options.history =
-                    Some(value.parse().ok().filter(|n| (1..=256).contains(n)).ok_or_else(|| bad("an integer 1..=256"))?)
+                options.history = Some(
+                    value.parse().ok().filter(|n| (1..=256).contains(n)).ok_or_else(|| bad("an integer 1..=256"))?,
+                )
             }
             "algorithm" => {
                 options.algorithm =
@@ -155,16 +162,13 @@ fn load() -> Result<Config, String> {
         Some(raw) => raw.into_string().map_err(|_| format!("{VARIABLE} is not valid UTF-8"))?,
     };
     let options = parse(&text)?;
-    let log = match &options.log_path {
-        None => None,
-        Some(path) => Some(Mutex::new(
-            OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(path)
-                .map_err(|e| format!("{VARIABLE}: cannot open log_path '{}': {e}", shown(&path.display().to_string())))?,
-        )),
-    };
+    let log =
+        match &options.log_path {
+            None => None,
+            Some(path) => Some(Mutex::new(OpenOptions::new().append(true).create(true).open(path).map_err(|e| {
+                format!("{VARIABLE}: cannot open log_path '{}': {e}", shown(&path.display().to_string()))
+            })?)),
+        };
     let suppressions = match &options.suppressions {
         None => Suppressions::default(),
         Some(path) => Suppressions::load(path)?,
@@ -250,7 +254,10 @@ mod tests {
     #[test]
     fn an_entry_without_equals_sign_is_an_error() {
         let e = parse("halt_on_error").unwrap_err();
-        assert!(e.starts_with("RACER_OPTIONS: expected key=value, found 'halt_on_error' (known: halt_on_error,"), "{e}");
+        assert!(
+            e.starts_with("RACER_OPTIONS: expected key=value, found 'halt_on_error' (known: halt_on_error,"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -16,10 +16,10 @@ use std::path::Path;
 
 use crate::base::sharded_map::ShardedMap;
 
-use crate::report::{Deadlock, LockUse};
-use crate::report::Frame;
 use crate::provenance::access::Record;
 use crate::provenance::stack::{self, StackId};
+use crate::report::Frame;
+use crate::report::{Deadlock, LockUse};
 
 /// One `race:` rule.
 ///
@@ -159,10 +159,10 @@ pub fn parse_all(text: &str, file: &str) -> Result<(Vec<Rule>, Vec<Rule>), Strin
             (None, Some(pattern)) => (pattern.trim(), true),
             (None, None) => {
                 return Err(format!(
-                    "{}: expected 'race:<pattern>' or 'deadlock:<pattern>' (or a '#' comment or a blank line), found '{}'",
-                    at(),
-                    line.escape_debug()
-                ))
+                "{}: expected 'race:<pattern>' or 'deadlock:<pattern>' (or a '#' comment or a blank line), found '{}'",
+                at(),
+                line.escape_debug()
+            ))
             }
         };
         match (Rule::new(pattern), deadlock) {
@@ -196,17 +196,26 @@ impl Suppressions {
     /// Reads a suppressions file; the error names the file and the OS error or the bad line.
     pub fn load(path: &Path) -> Result<Suppressions, String> {
         let shown = crate::config::message::shown(&path.display().to_string());
-        let cannot = |why: &dyn std::fmt::Display| format!("{}: cannot read suppressions '{shown}': {why}", crate::config::message::VARIABLE);
+        let cannot = |why: &dyn std::fmt::Display| {
+            format!("{}: cannot read suppressions '{shown}': {why}", crate::config::message::VARIABLE)
+        };
         // At most one byte past the limit is read: a device that never ends (`/dev/zero`,
         // `/dev/full`) is an error, not a process that reads until memory runs out.
         let mut bytes = Vec::new();
-        std::fs::File::open(path).and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)).map_err(|e| cannot(&e))?;
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| cannot(&e))?;
         if bytes.len() as u64 > MAX_FILE_BYTES {
             return Err(cannot(&format_args!("larger than {} MiB (not a suppressions file?)", MAX_FILE_BYTES >> 20)));
         }
-        let text = String::from_utf8(bytes).map_err(|e| not_text(e.as_bytes(), e.utf8_error().valid_up_to(), &shown))?;
+        let text =
+            String::from_utf8(bytes).map_err(|e| not_text(e.as_bytes(), e.utf8_error().valid_up_to(), &shown))?;
         let (rules, deadlock_rules) = parse_all(&text, &shown)?;
-        Ok(Suppressions { rules: RuleSet::new(rules), deadlock_rules: RuleSet::new(deadlock_rules), decided: ShardedMap::new() })
+        Ok(Suppressions {
+            rules: RuleSet::new(rules),
+            deadlock_rules: RuleSet::new(deadlock_rules),
+            decided: ShardedMap::new(),
+        })
     }
 
     /// Whether a deadlock is suppressed: a `deadlock:` rule matches the function or file of a
@@ -217,7 +226,9 @@ impl Suppressions {
         }
         let rules = &self.deadlock_rules;
         let frame_hit = |frames: &[Frame]| {
-            frames.iter().any(|frame| rules.any_matches(&frame.function) || frame.file.as_deref().is_some_and(|f| rules.any_matches(f)))
+            frames.iter().any(|frame| {
+                rules.any_matches(&frame.function) || frame.file.as_deref().is_some_and(|f| rules.any_matches(f))
+            })
         };
         let site_hit = |site: &Location<'_>| rules.any_matches(site.file());
         let use_hit = |u: &LockUse| frame_hit(&u.frames) || site_hit(u.location);
@@ -316,7 +327,10 @@ mod tests {
             "suppressions supp.txt:3: expected 'race:<pattern>' or 'deadlock:<pattern>' (or a '#' comment or a blank line), found 'thread:foo'"
         );
         let e = parse("race:\n", "s").unwrap_err();
-        assert!(e.starts_with("suppressions s:1: expected 'race:<pattern>'") && e.contains("the pattern is empty"), "{e}");
+        assert!(
+            e.starts_with("suppressions s:1: expected 'race:<pattern>'") && e.contains("the pattern is empty"),
+            "{e}"
+        );
         let e = parse("race:^$\n", "s").unwrap_err();
         assert!(e.contains("the pattern is empty"), "{e}");
         let e = parse("\u{200b}race:x\n", "s").unwrap_err();

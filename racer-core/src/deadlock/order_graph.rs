@@ -177,7 +177,12 @@ fn inversion_report(cycle: &[Arc<EdgeInfo>]) -> Deadlock {
         .map(|e| {
             let next_frames = stack::resolve(e.stack);
             let held = lock_use(&e.held, held_frames(e.held.site, &next_frames));
-            LockEdge { thread_name: e.thread.name.clone(), thread_id: e.thread.serial, held, next: lock_use(&e.next, next_frames) }
+            LockEdge {
+                thread_name: e.thread.name.clone(),
+                thread_id: e.thread.serial,
+                held,
+                next: lock_use(&e.next, next_frames),
+            }
         })
         .collect();
     Deadlock { kind: DeadlockKind::LockOrderInversion, edges, threads: Vec::new(), scope: "" }

@@ -79,9 +79,8 @@ impl Oracle {
                 }
                 Event::Release { lock, .. } => released.entry(lock).or_default().union(&set),
                 Event::Send { chan, .. } => messages.entry(chan).or_default().push_back(set.clone()),
-                Event::Recv { chan, .. } => {
-                    set.union(&messages.get_mut(&chan).and_then(VecDeque::pop_front).expect("validated: a message waits"))
-                }
+                Event::Recv { chan, .. } => set
+                    .union(&messages.get_mut(&chan).and_then(VecDeque::pop_front).expect("validated: a message waits")),
                 Event::Read { .. } | Event::Write { .. } => {}
             }
             last.insert(e.thread(), i);
@@ -116,7 +115,9 @@ impl Oracle {
     pub fn is_racy(&self, a: usize, b: usize) -> bool {
         let (first, second) = (a.min(b), a.max(b));
         match (self.trace[first].access(), self.trace[second].access()) {
-            (Some((c1, w1)), Some((c2, w2))) => c1 == c2 && (w1 || w2) && first != second && !self.happens_before(first, second),
+            (Some((c1, w1)), Some((c2, w2))) => {
+                c1 == c2 && (w1 || w2) && first != second && !self.happens_before(first, second)
+            }
             _ => false,
         }
     }
@@ -139,7 +140,8 @@ mod tests {
 
     #[test]
     fn read_read_write_has_one_racy_pair() {
-        let trace = parse("t0 spawn t1; t0 spawn t2; t1 read x0; t2 read x0; t2 send c0; t0 recv c0; t0 write x0").unwrap();
+        let trace =
+            parse("t0 spawn t1; t0 spawn t2; t1 read x0; t2 read x0; t2 send c0; t0 recv c0; t0 write x0").unwrap();
         let oracle = Oracle::new(&trace).unwrap();
         assert_eq!(oracle.racy_pairs(), &[RacyPair { cell: 0, first: 2, second: 6 }]);
         assert!(oracle.happens_before(3, 6));

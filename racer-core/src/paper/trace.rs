@@ -114,7 +114,10 @@ pub fn parse(text: &str) -> Result<Vec<Event>, TraceError> {
         let i = trace.len();
         let words: Vec<&str> = item.split_whitespace().collect();
         let [who, op, what] = words[..] else {
-            return Err(TraceError { event: i, message: format!("`{item}`: expected `<thread> <operation> <operand>`") });
+            return Err(TraceError {
+                event: i,
+                message: format!("`{item}`: expected `<thread> <operation> <operand>`"),
+            });
         };
         let thread = number(who, 't', "thread", i, item)?;
         let event = match op {
@@ -300,7 +303,8 @@ pub fn replay(trace: &[Event], algorithm: u8, same_segment_filter: bool) -> Resu
                 channels.entry(chan).or_default().push_back(message);
             }
             Event::Recv { thread, chan } => {
-                let message = channels.get_mut(&chan).and_then(VecDeque::pop_front).expect("validated: a message waits");
+                let message =
+                    channels.get_mut(&chan).and_then(VecDeque::pop_front).expect("validated: a message waits");
                 clocks.get_mut(&thread).expect("validated").join(&message);
             }
             Event::Read { thread, cell } | Event::Write { thread, cell } => {

@@ -176,7 +176,10 @@ mod tests {
         recent.note(lock);
         assert_eq!(recent.last_id(), lock_id);
         recent.note(other);
-        assert_eq!(recent.last_id().map(SyncEventId::describe).as_deref(), Some(&*format!("joining Mutex at {}", other.at)));
+        assert_eq!(
+            recent.last_id().map(SyncEventId::describe).as_deref(),
+            Some(&*format!("joining Mutex at {}", other.at))
+        );
         recent.note(lock);
         assert_eq!(recent.last_id(), lock_id, "the event before the last is kept");
         recent.note(unlock);

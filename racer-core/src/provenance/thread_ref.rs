@@ -81,7 +81,8 @@ impl ThreadRef {
                 Some(index) => index,
                 None => {
                     let index = alloc.next;
-                    alloc.next = index.checked_add(1).expect("racer: more than 4 billion threads named by access records");
+                    alloc.next =
+                        index.checked_add(1).expect("racer: more than 4 billion threads named by access records");
                     let slot = &CHUNK_TABLE[(index >> CHUNK_BITS) as usize];
                     if slot.load(Ordering::Relaxed).is_null() {
                         let chunk: Box<[Entry]> =

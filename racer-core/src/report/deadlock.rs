@@ -5,7 +5,7 @@
 use std::fmt;
 use std::panic::Location;
 
-use super::frame::{json_string, capitalised, frames_json, location_json, write_frames, Frame};
+use super::frame::{capitalised, frames_json, json_string, location_json, write_frames, Frame};
 
 /// What kind of deadlock a [`Deadlock`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

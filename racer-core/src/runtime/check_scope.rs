@@ -130,7 +130,12 @@ pub fn join_group(scope: &Option<Arc<CheckScope>>) {
         return;
     }
     let mut groups = GROUPS.lock();
-    let g = groups.entry(group_of(scope)).or_insert_with(|| Group { live: 0, changes: 0, scope: scope.clone(), deadlocked: false });
+    let g = groups.entry(group_of(scope)).or_insert_with(|| Group {
+        live: 0,
+        changes: 0,
+        scope: scope.clone(),
+        deadlocked: false,
+    });
     g.live += 1;
     g.changes += 1;
 }

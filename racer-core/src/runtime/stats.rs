@@ -258,7 +258,13 @@ pub fn stats() -> Stats {
             shadow_bytes: bytes,
         }
     });
-    Stats { cells: algorithms.iter().map(|a| a.cells).sum(), stacks: crate::provenance::stack::depot_len(), live_threads, slots, algorithms }
+    Stats {
+        cells: algorithms.iter().map(|a| a.cells).sum(),
+        stacks: crate::provenance::stack::depot_len(),
+        live_threads,
+        slots,
+        algorithms,
+    }
 }
 
 /// The line printed at process end when `RACER_OPTIONS=stats=1`: the totals, then one part per

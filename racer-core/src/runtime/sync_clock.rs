@@ -46,7 +46,6 @@ impl SyncClock {
     pub fn wait_into(&self, t: &mut ThreadState, event: SyncEvent) {
         wait_on(&self.clock.lock(), t, event);
     }
-
 }
 
 impl ExitPost for SyncClock {

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use crate::base::lock::Mutex;
 
 use crate::model::clock::{Epoch, Segment, Slot, VectorClock};
-use crate::runtime::check_scope::CheckScope;
-use crate::runtime::thread_slots::{release_slot, take_slot};
 use crate::provenance::stack::StackId;
 use crate::provenance::sync_event::{RecentSyncEvents, SyncEvent, SyncEventId};
 use crate::provenance::thread_ref::{ThreadInfo, ThreadRef};
+use crate::runtime::check_scope::CheckScope;
+use crate::runtime::thread_slots::{release_slot, take_slot};
 
 /// Whether the calling thread is the process's main thread.
 fn is_main_thread() -> bool {
@@ -231,7 +231,12 @@ impl ThreadState {
     /// The parent side of a spawn: takes a slot for the child, gives it a copy of this clock
     /// (the post), and starts a new segment here. `None` when no slot is left: the child then
     /// runs unchecked.
-    pub fn fork(&mut self, name: Option<String>, spawned_at: StackId, site: &'static Location<'static>) -> Option<ChildSeed> {
+    pub fn fork(
+        &mut self,
+        name: Option<String>,
+        spawned_at: StackId,
+        site: &'static Location<'static>,
+    ) -> Option<ChildSeed> {
         self.start_due_segment();
         let (slot, epoch) = take_slot(Some(&self.clock))?;
         let mut clock = self.clock.clone();

@@ -12,13 +12,13 @@ use std::sync::Arc;
 
 use crate::model::algorithm::{match_algorithm, CellPolicy, Recorded};
 use crate::provenance::access::{AccessInfo, Record};
-use crate::report::{AccessKind, RaceKind};
-use crate::shadow::seen::{self, SeenAccesses};
 use crate::provenance::stack;
-use crate::shadow::state_slots::{self, StateBits};
+use crate::report::{AccessKind, RaceKind};
 use crate::runtime::check_scope::CheckScope;
 use crate::runtime::stats;
 use crate::runtime::thread_state::{current_seen_key, with_current};
+use crate::shadow::seen::{self, SeenAccesses};
+use crate::shadow::state_slots::{self, StateBits};
 
 thread_local! {
     /// Accesses of this thread that missed the cells' caches of seen accesses.
@@ -182,7 +182,8 @@ impl CellMeta {
             if found.is_empty() {
                 return None;
             }
-            let info = AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() };
+            let info =
+                AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() };
             Some(Races { found, cur: Recorded { segment: t.segment(), info }, scope: t.scope.clone() })
         });
         if let Some(Some(races)) = races {

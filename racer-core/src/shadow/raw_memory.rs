@@ -11,12 +11,12 @@ use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::LazyLock;
 
-use crate::model::algorithm::{self, AnyPolicy, Recorded};
 use crate::base::fast_hash::FastBuild;
 use crate::base::lock::Mutex;
-use crate::report::{AccessKind, RaceKind};
+use crate::model::algorithm::{self, AnyPolicy, Recorded};
 use crate::provenance::access::{AccessInfo, Record};
 use crate::provenance::stack;
+use crate::report::{AccessKind, RaceKind};
 use crate::runtime::stats;
 use crate::runtime::thread_state::with_current;
 
@@ -82,7 +82,10 @@ pub fn access(kind: AccessKind, start: usize, len: usize, site: &'static Locatio
                 Entry::Vacant(e) => (None, e.insert(AnyPolicy::new(algorithm::selected()))),
             };
             let mut race = |k: RaceKind, prev: &Record| {
-                if !found.iter().any(|(fk, fp, _)| *fk == k && fp.segment == prev.segment && fp.info.stack == prev.info.stack) {
+                if !found
+                    .iter()
+                    .any(|(fk, fp, _)| *fk == k && fp.segment == prev.segment && fp.info.stack == prev.info.stack)
+                {
                     found.push((k, prev.clone(), at));
                 }
             };

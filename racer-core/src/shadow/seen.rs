@@ -17,8 +17,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::report::AccessKind;
-pub use crate::runtime::seen_key::{key, NO_KEY};
 use crate::runtime::seen_key::KEY_SLOT_SHIFT;
+pub use crate::runtime::seen_key::{key, NO_KEY};
 
 /// A key with this bit set names a write, not a read.
 const WRITE_BIT: u64 = 1 << 63;
@@ -143,7 +143,11 @@ mod tests {
             for slot in 1..=4 {
                 seen.remember(AccessKind::Read, k(slot), 4);
             }
-            assert!((1..=4).all(|slot| seen.contains(AccessKind::Read, k(slot))), "round {round}: {:x?}", entries(&seen));
+            assert!(
+                (1..=4).all(|slot| seen.contains(AccessKind::Read, k(slot))),
+                "round {round}: {:x?}",
+                entries(&seen)
+            );
             assert!((1..=4).all(|slot| seen.at(home(k(slot))) == k(slot)), "each at home: {:x?}", entries(&seen));
         }
         seen.remember(AccessKind::Write, k(2), 4);
@@ -158,7 +162,10 @@ mod tests {
             seen.remember(AccessKind::Read, key(Segment::new(1, epoch)), 4);
             seen.remember(AccessKind::Read, key(Segment::new(2, epoch)), 4);
         }
-        assert!(seen.contains(AccessKind::Read, key(Segment::new(1, 9))) && seen.contains(AccessKind::Read, key(Segment::new(2, 9))));
+        assert!(
+            seen.contains(AccessKind::Read, key(Segment::new(1, 9)))
+                && seen.contains(AccessKind::Read, key(Segment::new(2, 9)))
+        );
         assert!(!seen.contains(AccessKind::Read, key(Segment::new(1, 8))));
     }
 

@@ -207,7 +207,8 @@ pub fn prefetch_for_write(bits: StateBits) {
 /// As for [`state_mut`]; `bits` names no state after this.
 pub unsafe fn take_state(bits: StateBits) -> AnyPolicy<AccessInfo> {
     let slot = slot(bits);
-    let state = match_algorithm!(algorithm(bits), |_number, Policy, Variant| Variant(slot.cast::<Policy<AccessInfo>>().read()));
+    let state =
+        match_algorithm!(algorithm(bits), |_number, Policy, Variant| Variant(slot.cast::<Policy<AccessInfo>>().read()));
     free_slot(NonNull::new_unchecked(slot));
     state
 }
@@ -239,7 +240,10 @@ mod tests {
         for (&b, algo) in bits.iter().zip([3, 4, 5]) {
             assert_eq!(algorithm(b), algo);
             // SAFETY: `b` is live, of the policy matched on its tag, and only this test sees it.
-            let segments = match_algorithm!(algorithm(b), |_number, Policy, _Variant| unsafe { state_mut::<Policy<AccessInfo>>(b) }.segments());
+            let segments = match_algorithm!(algorithm(b), |_number, Policy, _Variant| unsafe {
+                state_mut::<Policy<AccessInfo>>(b)
+            }
+            .segments());
             assert_eq!(segments, 0);
         }
         let mut freed: Vec<usize> = bits.iter().map(|b| b & !TAG_MASK).collect();

@@ -13,8 +13,8 @@ use std::sync::{Arc, LazyLock, Weak};
 
 use crate::base::lock::Mutex;
 use crate::base::sharded_map::ShardedMap;
-use crate::runtime::check_scope::{self, CheckScope};
 use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::check_scope::{self, CheckScope};
 use crate::runtime::sync_clock::SyncClock;
 use crate::runtime::thread_state::{with_current, ThreadState};
 

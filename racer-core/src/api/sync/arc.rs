@@ -82,7 +82,12 @@ impl<T: RefUnwindSafe + ?Sized> RefUnwindSafe for Arc<T> {}
 impl<T> Arc<T> {
     #[track_caller]
     pub fn new(data: T) -> Arc<T> {
-        Arc { inner: std::sync::Arc::new(ArcInner { sync: SyncObject::new(SyncClock::new(), Location::caller()), value: data }) }
+        Arc {
+            inner: std::sync::Arc::new(ArcInner {
+                sync: SyncObject::new(SyncClock::new(), Location::caller()),
+                value: data,
+            }),
+        }
     }
 
     #[track_caller]
@@ -222,7 +227,11 @@ impl<T: Clone> Arc<T> {
 }
 
 /// Builds the allocation for a slice of `len` elements, which `fill` writes in place.
-fn new_slice<T>(len: usize, created: &'static Location<'static>, fill: impl FnOnce(*mut T)) -> std::sync::Arc<ArcInner<[T]>> {
+fn new_slice<T>(
+    len: usize,
+    created: &'static Location<'static>,
+    fill: impl FnOnce(*mut T),
+) -> std::sync::Arc<ArcInner<[T]>> {
     // Field by field, as `repr(C)` lays `ArcInner<[T]>` out.
     let layout = Layout::new::<SyncObject<kind::Arc, SyncClock>>();
     let (layout, value_at) = layout.extend(Layout::array::<T>(len).expect("slice too large")).expect("slice too large");

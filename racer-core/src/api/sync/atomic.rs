@@ -31,8 +31,8 @@ use crate::runtime::thread_state::{with_current, ThreadState};
 
 pub use std::sync::atomic::{compiler_fence, Ordering};
 
-pub use super::fence::fence;
 use super::atomic_clock::{AtomicClock, WORDS};
+pub use super::fence::fence;
 use super::fence::{has_fence_release, note_relaxed_read, note_relaxed_read_epochs, with_fence_release};
 use super::ordering::{acquires, releases};
 
@@ -162,14 +162,27 @@ impl AtomicSync {
     /// A load under the lock: out of line, so that the lock-free load stays small.
     #[cold]
     #[inline(never)]
-    fn load_locked<R>(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> R {
+    fn load_locked<R>(
+        &self,
+        object: &'static str,
+        at: &'static Location<'static>,
+        order: Ordering,
+        op: impl Fn() -> R,
+    ) -> R {
         self.locked(object, at, op, |_| Effect::Load(order))
     }
 
     /// The clock half of a lock-free load that read a released value: `words` is its release
     /// clock, stamped `stamp`.
     #[inline(never)]
-    fn read_lock_free(&self, words: &[u64; WORDS], stamp: u64, order: Ordering, object: &'static str, at: &'static Location<'static>) {
+    fn read_lock_free(
+        &self,
+        words: &[u64; WORDS],
+        stamp: u64,
+        order: Ordering,
+        object: &'static str,
+        at: &'static Location<'static>,
+    ) {
         let created = Some(self.created);
         with_current(|t| {
             if acquires(order) {
@@ -241,7 +254,13 @@ impl AtomicSync {
     /// reader polls, is held as briefly as can be. During thread-local teardown the operation
     /// runs unchecked.
     #[inline]
-    fn locked<R>(&self, object: &'static str, at: &'static Location<'static>, op: impl FnOnce() -> R, effect: impl FnOnce(&R) -> Effect) -> R {
+    fn locked<R>(
+        &self,
+        object: &'static str,
+        at: &'static Location<'static>,
+        op: impl FnOnce() -> R,
+        effect: impl FnOnce(&R) -> Effect,
+    ) -> R {
         // The lock's line is on another core if another thread wrote last: fetch it while the
         // thread's state is looked up. (Not the readers' line: the plain stores to it do not
         // wait for it, and fetching it early only takes it from a reader that still polls.)
@@ -361,10 +380,12 @@ impl Stamp {
     #[inline]
     fn known(stamp: u64, acquire: bool) -> bool {
         KNOWN_STAMPS
-            .try_with(|k| k.try_borrow().is_ok_and(|k| {
-                let (s, joined) = k[Self::slot(stamp)];
-                s == stamp && (joined || !acquire)
-            }))
+            .try_with(|k| {
+                k.try_borrow().is_ok_and(|k| {
+                    let (s, joined) = k[Self::slot(stamp)];
+                    s == stamp && (joined || !acquire)
+                })
+            })
             .unwrap_or(false)
     }
 
@@ -423,7 +444,13 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn swap(&self, val: $v, order: Ordering) -> $v {
             let relaxed = order == Ordering::Relaxed;
-            self.sync.rmw($name, Location::caller(), relaxed, || self.inner.swap(val, order), |_| Effect::ReadModifyWrite(order))
+            self.sync.rmw(
+                $name,
+                Location::caller(),
+                relaxed,
+                || self.inner.swap(val, order),
+                |_| Effect::ReadModifyWrite(order),
+            )
         }
 
         #[track_caller]
@@ -432,8 +459,16 @@ macro_rules! common_methods {
         }
 
         #[track_caller]
-        pub fn compare_exchange_weak(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
-            self.exchange(current, success, failure, || self.inner.compare_exchange_weak(current, new, success, failure))
+        pub fn compare_exchange_weak(
+            &self,
+            current: $v,
+            new: $v,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<$v, $v> {
+            self.exchange(current, success, failure, || {
+                self.inner.compare_exchange_weak(current, new, success, failure)
+            })
         }
 
         /// A compare-exchange expecting `current`, whose real instruction is `op`: a Relaxed
@@ -442,7 +477,13 @@ macro_rules! common_methods {
         /// succeeded or failed.
         #[inline]
         #[track_caller]
-        fn exchange(&self, current: $v, success: Ordering, failure: Ordering, op: impl FnOnce() -> Result<$v, $v>) -> Result<$v, $v> {
+        fn exchange(
+            &self,
+            current: $v,
+            success: Ordering,
+            failure: Ordering,
+            op: impl FnOnce() -> Result<$v, $v>,
+        ) -> Result<$v, $v> {
             let relaxed = success == Ordering::Relaxed && failure == Ordering::Relaxed;
             // A Relaxed one that needs no lock needs no look first either.
             if let Some(before) = relaxed.then(|| self.sync.lock_free_rmw_version()).flatten() {
@@ -452,7 +493,11 @@ macro_rules! common_methods {
                 return Err(seen);
             }
             self.sync.locked($name, Location::caller(), op, |r| {
-                if r.is_ok() { Effect::ReadModifyWrite(success) } else { Effect::Load(failure) }
+                if r.is_ok() {
+                    Effect::ReadModifyWrite(success)
+                } else {
+                    Effect::Load(failure)
+                }
             })
         }
 

@@ -66,9 +66,15 @@ impl Condvar {
         Ok(guard)
     }
 
-    pub fn wait_timeout<'a, T>(&self, guard: MutexGuard<'a, T>, dur: Duration) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+    pub fn wait_timeout<'a, T>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        dur: Duration,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
         let (lock, inner, at) = guard.release();
-        map_lock_result(self.inner.wait_timeout(inner, dur), |(g, r)| (lock.acquired(g, at, true), WaitTimeoutResult(r.timed_out())))
+        map_lock_result(self.inner.wait_timeout(inner, dur), |(g, r)| {
+            (lock.acquired(g, at, true), WaitTimeoutResult(r.timed_out()))
+        })
     }
 
     pub fn wait_timeout_while<'a, T, F>(

@@ -2,8 +2,8 @@
 //! visible to the detector. One file per primitive.
 
 mod arc;
-mod atomic_clock;
 pub mod atomic;
+mod atomic_clock;
 mod barrier;
 mod condvar;
 mod fence;

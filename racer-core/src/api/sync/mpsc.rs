@@ -91,12 +91,19 @@ struct Ends {
 
 impl Ends {
     fn new(created: &'static Location<'static>) -> Arc<Ends> {
-        Arc::new(Ends { sync: SyncObject::new(Gone { senders_gone: SyncClock::new(), receiver_gone: SyncClock::new() }, created) })
+        Arc::new(Ends {
+            sync: SyncObject::new(Gone { senders_gone: SyncClock::new(), receiver_gone: SyncClock::new() }, created),
+        })
     }
 
     /// The post of a send: wraps `value` with a copy of the sender's clock (and, for a
     /// rendezvous, a slot to hand the receiver's clock back through).
-    fn wrap<T>(&self, value: T, rendezvous: bool, at: &'static Location<'static>) -> (Message<T>, Option<Arc<HandbackSlot>>) {
+    fn wrap<T>(
+        &self,
+        value: T,
+        rendezvous: bool,
+        at: &'static Location<'static>,
+    ) -> (Message<T>, Option<Arc<HandbackSlot>>) {
         let clock = with_current(|t| {
             let clock = t.clock().clone();
             t.note_sync(self.sync.event("sending on", at));

@@ -69,7 +69,11 @@ pub(crate) fn map_try_lock_result<G, H>(r: TryLockResult<G>, f: impl FnOnce(G) -
 impl<T> Mutex<T> {
     #[track_caller]
     pub const fn new(t: T) -> Mutex<T> {
-        Mutex { sync: SyncObject::new(HeldClock::new(), Location::caller()), meta: LockMeta::new(), inner: std::sync::Mutex::new(t) }
+        Mutex {
+            sync: SyncObject::new(HeldClock::new(), Location::caller()),
+            meta: LockMeta::new(),
+            inner: std::sync::Mutex::new(t),
+        }
     }
 
     pub fn into_inner(self) -> LockResult<T> {
@@ -186,7 +190,9 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
             // SAFETY: `inner` still holds the lock.
-            unsafe { self.lock.sync.clock.post_and_unlock(self.lock.sync.event("unlocking", self.locked_at), |_| drop(inner)) };
+            unsafe {
+                self.lock.sync.clock.post_and_unlock(self.lock.sync.event("unlocking", self.locked_at), |_| drop(inner))
+            };
             // After the unlock: only this thread's own list of held locks changes, and the
             // next holder need not wait for it.
             self.lock.released();

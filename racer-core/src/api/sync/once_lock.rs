@@ -92,7 +92,10 @@ impl<T> Default for OnceLock<T> {
 impl<T> From<T> for OnceLock<T> {
     #[track_caller]
     fn from(value: T) -> OnceLock<T> {
-        OnceLock { inner: std::sync::OnceLock::from(value), sync: SyncObject::new(SyncClock::new(), Location::caller()) }
+        OnceLock {
+            inner: std::sync::OnceLock::from(value),
+            sync: SyncObject::new(SyncClock::new(), Location::caller()),
+        }
     }
 }
 

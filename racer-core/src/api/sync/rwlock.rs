@@ -31,7 +31,11 @@ impl<T: ?Sized> RefUnwindSafe for RwLock<T> {}
 impl<T> RwLock<T> {
     #[track_caller]
     pub const fn new(t: T) -> RwLock<T> {
-        RwLock { sync: SyncObject::new(RwClocks::new(), Location::caller()), meta: LockMeta::new(), inner: std::sync::RwLock::new(t) }
+        RwLock {
+            sync: SyncObject::new(RwClocks::new(), Location::caller()),
+            meta: LockMeta::new(),
+            inner: std::sync::RwLock::new(t),
+        }
     }
 
     pub fn into_inner(self) -> LockResult<T> {

@@ -1,6 +1,6 @@
 use super::policy::{CellPolicy, Recorded};
-use crate::report::RaceKind;
 use crate::model::clock::VectorClock;
+use crate::report::RaceKind;
 
 /// Algorithm 3 (the Intel Thread Checker policy): the last read segment and the last write
 /// segment of the cell, whoever made them.

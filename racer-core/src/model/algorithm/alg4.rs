@@ -1,6 +1,6 @@
 use super::policy::{CellPolicy, Recorded};
-use crate::report::RaceKind;
 use crate::model::clock::VectorClock;
+use crate::report::RaceKind;
 
 /// Algorithm 4: the last write segment `W` and the set `R` of read segments since that write.
 ///

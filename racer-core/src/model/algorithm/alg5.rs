@@ -1,6 +1,6 @@
 use super::policy::{CellPolicy, Recorded};
-use crate::report::RaceKind;
 use crate::model::clock::{Slot, VectorClock};
+use crate::report::RaceKind;
 
 /// Algorithm 5 ("current conflicts"): for every thread slot that touched the cell, its last
 /// read segment and its last write segment.

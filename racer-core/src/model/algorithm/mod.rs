@@ -26,7 +26,6 @@ pub use policy::{CellPolicy, Recorded};
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-
 /// The one switch on an algorithm's number, the one encoding of an algorithm everywhere (the
 /// option, `select`, `AnyPolicy::algorithm`, the tag of a cell's state in `shadow::state_slots`).
 /// Runs `$body` with `$number` the algorithm's number, `$Policy` its policy type and `$Variant`

@@ -14,9 +14,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use std::sync::LazyLock as Lazy;
 use crate::base::lock::RwLock;
 use crate::base::small_vec::SmallVec;
+use std::sync::LazyLock as Lazy;
 
 use crate::base::fast_hash::FastBuild;
 
@@ -26,7 +26,8 @@ pub use crate::base::platform::{Rule, UNKNOWN};
 
 /// Rules made so far, shared by all threads: a new thread's first walks look here before they
 /// interpret CFI again.
-static SHARED_RULES: Lazy<RwLock<HashMap<usize, Rule, FastBuild>>> = Lazy::new(|| RwLock::new(HashMap::with_hasher(FastBuild)));
+static SHARED_RULES: Lazy<RwLock<HashMap<usize, Rule, FastBuild>>> =
+    Lazy::new(|| RwLock::new(HashMap::with_hasher(FastBuild)));
 
 /// The rule for return address `key` (looked up at `key - 1`, inside the call): process-wide
 /// table first, CFI interpretation on a miss.
@@ -189,7 +190,9 @@ impl Iterator for Frames<'_, '_> {
         }
         let base = if rule.cfa_from_bp { self.bp } else { self.sp };
         let cfa = base.wrapping_add(rule.cfa_offset as isize as usize);
-        let ra = self.read(cfa.wrapping_add(rule.ra_offset as isize as usize)).inspect(|&ra| self.reads.words.push((cfa.wrapping_add(rule.ra_offset as isize as usize), ra)));
+        let ra = self
+            .read(cfa.wrapping_add(rule.ra_offset as isize as usize))
+            .inspect(|&ra| self.reads.words.push((cfa.wrapping_add(rule.ra_offset as isize as usize), ra)));
         let bp_slot = cfa.wrapping_add(rule.bp_offset as isize as usize);
         let bp = if rule.bp_offset == 0 { Some(self.bp) } else { self.read(bp_slot) };
         match (ra, bp) {
@@ -216,14 +219,30 @@ impl Iterator for Frames<'_, '_> {
 /// addresses onto `ips` until it holds `limit` words, and logging every word read into
 /// `reads`. False when the walk cannot run here (the thread-local cache is gone or busy) or
 /// stopped at code it has no rule for: the caller then unwinds the slow way.
-pub fn walk(start: Start, (low, high): (usize, usize), limit: usize, ips: &mut SmallVec<usize, 48>, reads: &mut Reads) -> bool {
+pub fn walk(
+    start: Start,
+    (low, high): (usize, usize),
+    limit: usize,
+    ips: &mut SmallVec<usize, 48>,
+    reads: &mut Reads,
+) -> bool {
     CACHE
         .try_with(|cache| {
             let Ok(mut cache) = cache.try_borrow_mut() else { return false };
             let cache = cache.get_or_insert_with(RuleCache::new);
             // The first step uses the rule at `pc`, as if it were a return address: `pc - 1`
             // lies in the `lea`, which moves no stack pointer.
-            let mut frames = Frames { cache, key: start.pc, sp: start.sp, bp: start.bp, low, high, complete: false, bp_from: BpFrom::Start, reads };
+            let mut frames = Frames {
+                cache,
+                key: start.pc,
+                sp: start.sp,
+                bp: start.bp,
+                low,
+                high,
+                complete: false,
+                bp_from: BpFrom::Start,
+                reads,
+            };
             while ips.len() < limit {
                 match frames.next() {
                     Some(ra) => ips.push(ra),

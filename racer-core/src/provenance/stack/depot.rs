@@ -65,7 +65,6 @@ pub fn after_sync(id: StackId) -> Option<SyncEventId> {
     SyncEventId::from_tag(DEPOT.stacks.read()[id.0 as usize][1])
 }
 
-
 const RECENT: usize = 16;
 
 /// One remembered stack: its hash, its return addresses and its id in the depot.

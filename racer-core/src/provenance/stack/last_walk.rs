@@ -5,8 +5,8 @@
 
 use std::cell::RefCell;
 
-use crate::provenance::stack::depot::{StackId, TAG_WORDS};
 use crate::provenance::stack::cfi_walk::{self, Reads, Start};
+use crate::provenance::stack::depot::{StackId, TAG_WORDS};
 
 /// Entries are picked by site and sync event together: a loop that alternates between two
 /// last sync events before one access (an acquire that joined something new, or not) keeps

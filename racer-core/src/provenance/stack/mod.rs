@@ -4,9 +4,9 @@
 //! (symbols, at report time only). Imports within the folder go in that order: `capture` and
 //! `resolve` use `depot`, never the reverse.
 
+mod capture;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 pub mod cfi_walk;
-mod capture;
 mod depot;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod last_walk;

@@ -28,7 +28,9 @@ pub fn resolve(id: StackId) -> Vec<Frame> {
     }
     // The access's `#[track_caller]` site is the innermost frame of the user's code.
     if let Some(site) = site(id) {
-        let at_site = |f: &Frame| f.line == Some(site.line()) && f.file.as_deref().is_some_and(|file| file.ends_with(site.file()));
+        let at_site = |f: &Frame| {
+            f.line == Some(site.line()) && f.file.as_deref().is_some_and(|file| file.ends_with(site.file()))
+        };
         if let Some(first) = frames.iter().position(at_site) {
             frames.drain(..first);
         }
@@ -41,8 +43,16 @@ pub fn resolve(id: StackId) -> Vec<Frame> {
 /// user's frames, and std's internals (a user frame is never hidden behind them), whether std's
 /// source is the toolchain's (`/rustc/...`) or a local copy (the `rust-src` component).
 fn is_own_frame(function: &str, file: Option<&str>) -> bool {
-    const OWN: [&str; 8] =
-        ["racer_core::", "<racer_core::", "racer_rt::", "<racer_rt::", "backtrace::", "<backtrace::", "racer::", "<racer::"];
+    const OWN: [&str; 8] = [
+        "racer_core::",
+        "<racer_core::",
+        "racer_rt::",
+        "<racer_rt::",
+        "backtrace::",
+        "<backtrace::",
+        "racer::",
+        "<racer::",
+    ];
     OWN.iter().any(|p| function.starts_with(p))
         || function == "__rust_try"
         || file.is_some_and(|f| f.starts_with("/rustc/") || f.contains("/lib/rustlib/src/rust/library/"))
@@ -51,8 +61,7 @@ fn is_own_frame(function: &str, file: Option<&str>) -> bool {
 /// Paths inside the current directory are printed relative to it, as `#[track_caller]`
 /// locations are.
 fn shorten(path: &str) -> String {
-    static CWD: Lazy<Option<String>> =
-        Lazy::new(|| std::env::current_dir().ok().map(|d| format!("{}/", d.display())));
+    static CWD: Lazy<Option<String>> = Lazy::new(|| std::env::current_dir().ok().map(|d| format!("{}/", d.display())));
     match CWD.as_deref() {
         Some(cwd) if path.starts_with(cwd) => path[cwd.len()..].to_string(),
         _ => path.to_string(),
