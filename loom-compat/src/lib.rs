@@ -14,23 +14,25 @@
 //! [`racer::Shared`] cells whose every access is checked, its atomics are racer's (whose
 //! Acquire/Release operations are happens-before edges), and its threads are racer's.
 //!
-//! This is **not** loom: nothing is permuted or explored. [`model()`] runs its closure once, on
-//! real threads, under [`racer::check`], and fails if racer found a data race in that run.
-//! Enable the `race-detect` feature (`race-detect = ["loom/race-detect"]` in the test crate)
-//! to check; without it every item here is std's (through racer's zero-cost feature-off
-//! build) and `model` just runs the closure.
+//! Like loom, [`model()`] explores interleavings: it runs its closure many times, and in each
+//! iteration the model's threads take turns at every operation racer sees (atomics, locks,
+//! spawn/join, yields...), in an order racer's scheduler picks (PCT and random schedules; see
+//! [`model::Builder`] for how loom's bounds map onto it). Unlike loom, every iteration runs on
+//! real threads and is checked by racer's happens-before detector, which reports a race
+//! whenever two accesses are unordered, whatever the values they happened to read. A failing
+//! iteration names its seed and the `RACER_REPLAY=...` line that runs it again. Enable the
+//! `race-detect` feature (`race-detect = ["loom/race-detect"]` in the test crate) to check;
+//! without it every item here is std's and `model` runs the closure once.
 //!
 //! What differs from loom, on purpose:
-//! - [`model()`] runs its closure once (`RACER_LOOM_RUNS=N`: N times), on a real thread racer
-//!   spawned (named after the calling thread, so reports name the test), and fails with racer's
-//!   report when racer found a data race. [`model::Builder`]'s fields and loom's `LOOM_*` environment variables bound loom's
-//!   exhaustive search; they are accepted and ignored here (one run; racer needs no unlucky
-//!   timing to find a race in it).
+//! - A search is a budget of iterations (1000 within 1 s by default), not an exhaustive
+//!   enumeration: racer needs no exact interleaving to see an unordered pair, only one that
+//!   reaches both accesses.
 //! - No leak check at the end of a model: [`alloc`] is std's allocator and [`alloc::Track`] a
 //!   plain wrapper.
-//! - `thread::park_timeout`, `thread::sleep`, `yield_now` and `hint::spin_loop` are the real
-//!   ones: a thread really sleeps or yields (loom's `yield_now` switches to another of its
-//!   threads instead).
+//! - Memory orderings are not simulated: a load reads what the hardware gives; a Relaxed
+//!   pattern that loom would break by reading a stale value is found here as the data race it
+//!   makes possible.
 //!
 //! Only the part of loom's API that the crates run so far need is here: [`cell::UnsafeCell`]
 //! (`new`, `with`, `with_mut`, `get`/`get_mut` with their [`cell::ConstPtr`]/[`cell::MutPtr`]
@@ -72,14 +74,14 @@ pub mod __private {
     pub use racer::sync::LazyLock;
 }
 
-/// Runs `f` once, on a real thread racer spawns (named after the calling thread), under
-/// [`racer::check`], as loom's `model` runs it under its scheduler; the threads `f` spawns
-/// through [`thread`] are real threads.
+/// Runs `f` under racer's controlled schedules (see [`model::Builder`]), as loom's `model`
+/// explores `f`'s interleavings: each iteration is a real execution on real threads, checked
+/// by racer, whose threads take turns at every operation racer sees.
 ///
 /// # Panics
-/// When racer found data races while `f` ran (in it or in any thread it spawned), with the full
-/// report as the message; and when `f` panics, with its panic. Without the `race-detect`
-/// feature nothing is checked and only `f`'s own panics fail.
+/// When racer found a data race, a deadlock or a model that does not end in an iteration (with
+/// the report, the seed and the line that replays it), and when `f` panics. Without the
+/// `race-detect` feature nothing is checked and `f` runs once.
 #[track_caller]
 pub fn model<F>(f: F)
 where
@@ -93,22 +95,27 @@ pub mod model {
     use std::path::PathBuf;
     use std::time::Duration;
 
-    /// loom's model configuration. Every field bounds loom's exhaustive search of
-    /// interleavings; racer runs the model once on real threads, so they are accepted (and
-    /// may be set, as with loom) but change nothing. loom's `LOOM_*` environment variables are
-    /// ignored likewise.
+    /// loom's model configuration, mapped onto racer's schedules (`racer::model::Builder`):
+    ///
+    /// - `preemption_bound` (or `LOOM_MAX_PREEMPTIONS`) `b` sets PCT's depth to `b + 1`: PCT's
+    ///   `d - 1` priority change points are the preemptions it places. Unset, the depth is 3
+    ///   (loom's CI setting of 2). racer's portfolio runs random schedules and PCT of depths
+    ///   `d - 1` and `d` in turn.
+    /// - `max_permutations` bounds the iterations, `max_duration` the time (racer's defaults:
+    ///   1000 iterations within 1 s, `RACER_ITERATIONS`/`RACER_TIME` override).
+    /// - The other fields bound loom's exhaustive search and change nothing here.
     #[derive(Debug, Clone, Default)]
     #[non_exhaustive]
     pub struct Builder {
         /// loom: threads at most in a model. Ignored.
         pub max_threads: usize,
-        /// loom: branches per execution. Ignored.
+        /// loom: branches per execution. Ignored (racer bounds steps per iteration itself).
         pub max_branches: usize,
-        /// loom: permutations to explore. Ignored.
+        /// The iterations at most.
         pub max_permutations: Option<usize>,
-        /// loom: wall-clock bound on the exploration. Ignored.
+        /// The time budget.
         pub max_duration: Option<Duration>,
-        /// loom: preemption bound. Ignored.
+        /// PCT's depth minus one.
         pub preemption_bound: Option<usize>,
         /// loom: checkpoint file of the exploration. Ignored.
         pub checkpoint_file: Option<PathBuf>,
@@ -122,22 +129,17 @@ pub mod model {
         pub expect_explicit_explore: bool,
     }
 
-    /// Runs of each model: `RACER_LOOM_RUNS` (a positive integer), 1 by default. Each run is
-    /// a fresh execution on real threads; more runs see more of the interleavings the OS
-    /// happens to produce (racer finds a race in any run that executes both accesses, whatever
-    /// their timing).
-    fn runs() -> usize {
-        match std::env::var("RACER_LOOM_RUNS") {
-            Err(_) => 1,
-            Ok(v) => match v.trim().parse::<usize>() {
-                Ok(n) if n > 0 => n,
-                _ => panic!("RACER_LOOM_RUNS: bad value '{v}' (expected a positive integer)"),
-            },
+    /// A positive integer from the environment variable `name`, if set.
+    fn env_count(name: &str) -> Option<usize> {
+        let v = std::env::var(name).ok()?;
+        match v.trim().parse::<usize>() {
+            Ok(n) => Some(n),
+            _ => panic!("{name}: bad value '{v}' (expected a non-negative integer)"),
         }
     }
 
     impl Builder {
-        /// loom's defaults (loom reads them from `LOOM_*` variables; they change nothing here).
+        /// loom's defaults.
         pub fn new() -> Builder {
             Builder {
                 max_threads: 5,
@@ -159,29 +161,25 @@ pub mod model {
             self
         }
 
-        /// Runs `f` once on a racer thread under [`racer::check`]; see [`crate::model()`].
+        /// Runs `f` under racer's schedules with these settings; see [`crate::model()`].
         #[track_caller]
         pub fn check<F>(&self, f: F)
         where
             F: Fn() + Sync + Send + 'static,
         {
-            let name = std::thread::current().name().unwrap_or("loom::model").to_owned();
-            let f = std::sync::Arc::new(f);
-            for run in 1..=runs() {
-                let (name, f) = (name.clone(), f.clone());
-                let report = racer::check(move || {
-                    let t = racer::thread::Builder::new()
-                        .name(name)
-                        .spawn(move || f())
-                        .expect("loom::model: spawning its thread");
-                    if let Err(panic) = t.join() {
-                        std::panic::resume_unwind(panic);
-                    }
-                });
-                if !report.is_empty() {
-                    panic!("racer (loom::model): {} data race(s) found (run {run})\n{report}", report.len());
-                }
+            let mut b = racer::model::Builder::new();
+            let bound = self.preemption_bound.or_else(|| env_count("LOOM_MAX_PREEMPTIONS"));
+            if let Some(bound) = bound {
+                b.depth(bound.saturating_add(1).min(8) as u32);
             }
+            // Before racer had schedules, `RACER_LOOM_RUNS` repeated the model on the OS's.
+            if let Some(n) = self.max_permutations.or_else(|| env_count("RACER_LOOM_RUNS")).filter(|n| *n > 0) {
+                b.iterations(n);
+            }
+            if let Some(d) = self.max_duration {
+                b.time(Some(d));
+            }
+            b.check(f)
         }
     }
 }

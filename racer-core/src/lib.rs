@@ -22,9 +22,11 @@ mod provenance;
 mod report;
 mod reporting;
 mod runtime;
+mod schedule;
 mod shadow;
 
 pub use api::annotate;
+pub use api::explore;
 #[doc(hidden)]
 pub use api::foreign_lock;
 pub use api::sync;

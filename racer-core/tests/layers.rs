@@ -14,9 +14,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Layer folders, top first: a module may import from its own folder and from those below it.
-const LAYERS: [&str; 12] = [
+const LAYERS: [&str; 13] = [
     "paper",
     "api",
+    "schedule",
     "shadow",
     "deadlock",
     "reporting",

@@ -24,6 +24,30 @@ pub mod sync {
     };
 }
 
+/// `racer::model` in the feature-off build: the settings are racer-core's, and `check` runs the
+/// closure once (no scheduler, no detector).
+pub mod model {
+    pub use crate::explore_settings::{Builder, Strategy};
+
+    impl Builder {
+        /// Runs `f` once: this build has no scheduler.
+        pub fn check<F>(&self, f: F)
+        where
+            F: Fn() + Sync + Send + 'static,
+        {
+            f()
+        }
+    }
+}
+
+/// Runs `f` once, as `racer::model` does with the feature on under controlled schedules.
+pub fn model<F>(f: F)
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    f()
+}
+
 /// Runs `f`; there is no detector in this build, so the report is always empty.
 #[inline]
 pub fn check<F: FnOnce()>(f: F) -> Report {

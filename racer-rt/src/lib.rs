@@ -17,6 +17,9 @@ pub use report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, Lock
 #[path = "../../racer-core/src/api/annotate/address.rs"]
 mod address;
 #[cfg(not(feature = "race-detect"))]
+#[path = "../../racer-core/src/api/explore/settings.rs"]
+mod explore_settings;
+#[cfg(not(feature = "race-detect"))]
 pub use disabled::{annotate, check, lock_api, parking_lot, sync, thread, Shared, ENABLED};
 #[cfg(not(feature = "race-detect"))]
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
@@ -37,6 +40,16 @@ mod platform;
 pub mod lock_api {
     pub use crate::lock_adapter::{RawMutex, RawRwLock};
 }
+/// `racer::model::Builder`: a model's settings (iterations, time budget, strategy, depth,
+/// seed, replay), as loom's `model::Builder`.
+#[cfg(feature = "race-detect")]
+pub mod model {
+    pub use racer_core::explore::{Builder, Strategy};
+}
+#[cfg(not(feature = "race-detect"))]
+pub use disabled::model;
+#[cfg(feature = "race-detect")]
+pub use racer_core::explore::model;
 #[cfg(feature = "race-detect")]
 pub use racer_core::{
     annotate, check, oracle, select_algorithm, slow_accesses_on_this_thread, stats, sync, thread, trace, Access,

@@ -10,6 +10,7 @@
 
 pub mod annotate;
 pub mod check;
+pub mod explore;
 pub mod foreign_lock;
 pub mod shared;
 pub mod sync;

@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::base::sharded_map::ShardedMap;
 use std::sync::LazyLock as Lazy;
 
-pub use std::thread::{available_parallelism, panicking, sleep, yield_now, Result, ThreadId};
+pub use std::thread::{available_parallelism, panicking, Result, ThreadId};
 
 use crate::deadlock::Done;
 use crate::provenance::stack;
@@ -20,6 +20,7 @@ use crate::provenance::sync_event::SyncEvent;
 use crate::provenance::thread_ref::ThreadInfo;
 use crate::runtime::sync_clock::SyncClock;
 use crate::runtime::thread_state::{with_current, ChildSeed};
+use crate::schedule::{self, Ticket};
 
 /// A handle to a thread, as `std::thread::Thread`; `unpark` is a post the matching `park` waits on.
 #[derive(Clone, Debug)]
@@ -62,18 +63,49 @@ fn after_park(site: &'static Location<'static>) {
     park_clock(std::thread::current().id()).wait(SyncEvent { op: "parking", object: "", created: None, at: site });
 }
 
+/// As std's; inside a model it returns once another thread made progress (a spurious wake-up,
+/// which std allows), so that the model's turn moves on.
 #[track_caller]
 pub fn park() {
     let site = Location::caller();
-    std::thread::park();
+    if schedule::in_model() {
+        schedule::blocked("parking", site);
+    } else {
+        std::thread::park();
+    }
     after_park(site);
 }
 
 #[track_caller]
 pub fn park_timeout(dur: Duration) {
     let site = Location::caller();
-    std::thread::park_timeout(dur);
+    if schedule::in_model() {
+        schedule::blocked("parking", site);
+    } else {
+        std::thread::park_timeout(dur);
+    }
     after_park(site);
+}
+
+/// As std's; inside a model the turn goes to another thread (this one is passed over while
+/// another can run).
+#[track_caller]
+pub fn yield_now() {
+    if schedule::in_model() {
+        schedule::spin("yielding", Location::caller());
+    } else {
+        std::thread::yield_now();
+    }
+}
+
+/// As std's; inside a model time is the scheduler's: a sleep is a yield.
+#[track_caller]
+pub fn sleep(dur: Duration) {
+    if schedule::in_model() {
+        schedule::spin("sleeping", Location::caller());
+    } else {
+        std::thread::sleep(dur);
+    }
 }
 
 /// What a join handle keeps of its thread: the clock the thread posts to when it exits, the
@@ -94,6 +126,7 @@ impl std::fmt::Debug for Ending {
 impl Ending {
     /// The wait of a join: for the thread's end (published while it lasts), then std's join.
     fn join<T>(&self, site: &'static Location<'static>, join: impl FnOnce() -> T) -> T {
+        self.wait_in_model(site);
         self.done.wait(self.who.clone(), site);
         let result = join();
         self.exit.wait(join_event(site));
@@ -101,13 +134,33 @@ impl Ending {
     }
 }
 
+impl Ending {
+    /// Inside a model, a join retries at points until the thread has ended.
+    fn wait_in_model(&self, site: &'static Location<'static>) {
+        if schedule::in_model() {
+            schedule::point("joining a thread", site);
+            while !self.done.is_set() {
+                schedule::blocked("joining a thread", site);
+            }
+        }
+    }
+}
+
 /// The parent side of a spawn: the child's seed (`None` only while the parent's own detector
 /// state is being torn down) and what the child's join handle needs.
-fn fork(name: Option<String>, site: &'static Location<'static>) -> (Option<ChildSeed>, Ending) {
+fn fork(name: Option<String>, site: &'static Location<'static>) -> (Seeds, Ending) {
     let spawned_at = stack::capture();
+    let ticket = schedule::spawning(name.as_deref());
     let seed = with_current(|t| t.fork(name, spawned_at, site)).flatten();
     let who = seed.as_ref().map(ChildSeed::info);
-    (seed, Ending { exit: Arc::new(SyncClock::new()), done: Arc::default(), who })
+    (Seeds { seed, ticket }, Ending { exit: Arc::new(SyncClock::new()), done: Arc::default(), who })
+}
+
+/// What a child takes from its parent: its detector state's seed (`None` only while the
+/// parent's own state is being torn down) and its place in the parent's model, if any.
+struct Seeds {
+    seed: Option<ChildSeed>,
+    ticket: Option<Ticket>,
 }
 
 /// How a racer thread's end is posted to those who wait for it.
@@ -124,7 +177,7 @@ enum ExitPost {
 /// The child side: installs the seed, runs `f`, and posts the exit (also when `f` panics),
 /// then signals `done`.
 fn run_child<T>(
-    seed: Option<ChildSeed>,
+    seeds: Seeds,
     exit: ExitPost,
     done: Arc<Done>,
     site: &'static Location<'static>,
@@ -148,10 +201,14 @@ fn run_child<T>(
             PARK_CLOCKS.remove(&std::thread::current().id());
             crate::provenance::stack::clear_walk_ceiling();
             self.2.set();
+            schedule::exiting();
         }
     }
-    if let Some(seed) = seed {
+    if let Some(seed) = seeds.seed {
         seed.install();
+    }
+    if let Some(ticket) = seeds.ticket {
+        ticket.start();
     }
     let _exit = Exit(Some(exit), site, done);
     // Stack walks of this thread end here (see `stack::set_walk_ceiling`).
@@ -218,6 +275,7 @@ impl Builder {
         let (child_exit, done) = (ending.exit.clone(), ending.done.clone());
         let inner =
             self.std_builder().spawn(move || run_child(seed, ExitPost::AtThreadEnd(child_exit), done, site, f))?;
+        schedule::point("spawning a thread", site);
         let thread = Thread { inner: inner.thread().clone() };
         Ok(JoinHandle { inner, ending, thread })
     }
@@ -239,6 +297,7 @@ impl Builder {
         let exits = ExitPost::AtClosureEnd([ending.exit.clone(), ends.exits.clone()]);
         let done = ending.done.clone();
         let inner = self.std_builder().spawn_scoped(&scope.inner, move || run_child(seed, exits, done, site, f))?;
+        schedule::point("spawning a thread", site);
         let thread = Thread { inner: inner.thread().clone() };
         Ok(ScopedJoinHandle { inner, ending, thread })
     }
@@ -344,6 +403,7 @@ where
         // a wait that cannot be unwound: std would wait for them all the same).
         let threads = std::mem::take(&mut *end.ends.threads.lock());
         for t in threads {
+            t.wait_in_model(end.site);
             t.done.wait_at_scope_end(t.who.clone(), end.site);
         }
         result

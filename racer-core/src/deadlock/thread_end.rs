@@ -39,6 +39,11 @@ impl Done {
         self.cv.notify_all();
     }
 
+    /// Whether `set` ran.
+    pub fn is_set(&self) -> bool {
+        self.ended()
+    }
+
     fn ended(&self) -> bool {
         self.ended.load(std::sync::atomic::Ordering::Acquire)
     }

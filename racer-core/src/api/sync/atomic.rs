@@ -28,6 +28,7 @@ use std::panic::{Location, RefUnwindSafe};
 
 use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::{with_current, ThreadState};
+use crate::schedule;
 
 pub use std::sync::atomic::{compiler_fence, Ordering};
 
@@ -433,16 +434,21 @@ macro_rules! common_methods {
 
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $v {
-            self.sync.load($name, Location::caller(), order, || self.inner.load(order))
+            schedule::point("loading", Location::caller());
+            let value = self.sync.load($name, Location::caller(), order, || self.inner.load(order));
+            schedule::loaded(self as *const Self as usize, value as usize as u64, Location::caller());
+            value
         }
 
         #[track_caller]
         pub fn store(&self, val: $v, order: Ordering) {
+            schedule::point("storing", Location::caller());
             self.sync.locked($name, Location::caller(), || self.inner.store(val, order), |_| Effect::Store(order))
         }
 
         #[track_caller]
         pub fn swap(&self, val: $v, order: Ordering) -> $v {
+            schedule::point("swapping", Location::caller());
             let relaxed = order == Ordering::Relaxed;
             self.sync.rmw(
                 $name,
@@ -484,6 +490,7 @@ macro_rules! common_methods {
             failure: Ordering,
             op: impl FnOnce() -> Result<$v, $v>,
         ) -> Result<$v, $v> {
+            schedule::point("compare-exchanging", Location::caller());
             let relaxed = success == Ordering::Relaxed && failure == Ordering::Relaxed;
             // A Relaxed one that needs no lock needs no look first either.
             if let Some(before) = relaxed.then(|| self.sync.lock_free_rmw_version()).flatten() {
@@ -570,6 +577,7 @@ macro_rules! rmw_methods {
         $(
             #[track_caller]
             pub fn $method(&self, val: $v, order: Ordering) -> $v {
+                schedule::point("updating", Location::caller());
                 let relaxed = order == Ordering::Relaxed;
                 self.sync.rmw($name, Location::caller(), relaxed, || self.inner.$method(val, order), |_| Effect::ReadModifyWrite(order))
             }
@@ -707,6 +715,7 @@ impl<T> AtomicPtr<T> {
     /// operation is a compare-exchange loop on the std atomic; to racer it is one RMW.
     #[track_caller]
     fn update_ptr(&self, order: Ordering, f: impl Fn(*mut T) -> *mut T) -> *mut T {
+        schedule::point("updating", Location::caller());
         let relaxed = order == Ordering::Relaxed;
         let op = || match self.inner.fetch_update(order, failure_order(order), |p| Some(f(p))) {
             Ok(old) | Err(old) => old,

@@ -9,6 +9,7 @@ use std::sync::PoisonError;
 
 use super::mutex::{map_lock_result, LockResult, MutexGuard};
 use crate::deadlock::{self, Wait};
+use crate::schedule;
 
 /// Whether a timed wait returned because its time ran out, as `std::sync::WaitTimeoutResult`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +38,9 @@ impl Condvar {
     #[track_caller]
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
         let site = Location::caller();
+        if schedule::in_model() {
+            return Condvar::wait_in_model(guard, site);
+        }
         let (lock, mut inner, at) = guard.release();
         let waiting = deadlock::wait(Wait::Condvar, site);
         loop {
@@ -54,6 +58,19 @@ impl Condvar {
         }
     }
 
+    /// Inside a model a wait unlocks, lets the other threads make progress, and relocks: a
+    /// spurious wake-up (std allows them), so that no notification the scheduler cannot see
+    /// is waited for.
+    fn wait_in_model<'a, T>(
+        guard: MutexGuard<'a, T>,
+        site: &'static Location<'static>,
+    ) -> LockResult<MutexGuard<'a, T>> {
+        let (lock, inner, at) = guard.release();
+        drop(inner);
+        schedule::blocked("waiting on a Condvar", site);
+        lock.relock_in_model(at, site)
+    }
+
     #[track_caller]
     pub fn wait_while<'a, T, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
     where
@@ -66,17 +83,23 @@ impl Condvar {
         Ok(guard)
     }
 
+    #[track_caller]
     pub fn wait_timeout<'a, T>(
         &self,
         guard: MutexGuard<'a, T>,
         dur: Duration,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+        if schedule::in_model() {
+            let woke = Condvar::wait_in_model(guard, Location::caller());
+            return map_lock_result(woke, |g| (g, WaitTimeoutResult(false)));
+        }
         let (lock, inner, at) = guard.release();
         map_lock_result(self.inner.wait_timeout(inner, dur), |(g, r)| {
             (lock.acquired(g, at, true), WaitTimeoutResult(r.timed_out()))
         })
     }
 
+    #[track_caller]
     pub fn wait_timeout_while<'a, T, F>(
         &self,
         mut guard: MutexGuard<'a, T>,

@@ -12,6 +12,7 @@ use std::sync::atomic::Ordering;
 use crate::model::clock::VectorClock;
 use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::with_current;
+use crate::schedule;
 
 use super::ordering::{acquires, releases};
 
@@ -79,8 +80,9 @@ pub(crate) fn with_fence_release<R>(f: impl FnOnce(Option<&VectorClock>) -> R) -
 /// On `Relaxed`, as std does.
 #[track_caller]
 pub fn fence(order: Ordering) {
-    std::sync::atomic::fence(order);
     let at = Location::caller();
+    schedule::point("fencing", at);
+    std::sync::atomic::fence(order);
     with_current(|t| {
         let _ = FENCES.try_with(|f| {
             let Ok(mut f) = f.try_borrow_mut() else { return };

@@ -24,6 +24,7 @@ use crate::model::clock::VectorClock;
 use crate::runtime::sync_clock::SyncClock;
 use crate::runtime::sync_object::{kind, SyncObject};
 use crate::runtime::thread_state::with_current;
+use crate::schedule;
 
 /// A value in the channel with the clock of its send (`None` if sent during thread-local
 /// teardown, when the sender has no clock), and for a rendezvous channel the way back to the
@@ -182,6 +183,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn send(&self, t: T) -> Result<(), SendError<T>> {
         let at = Location::caller();
+        schedule::point("sending", at);
         self.inner.send(self.ends.wrap(t, false, at).0).map_err(|SendError(m)| {
             self.ends.saw_receiver_gone(at);
             SendError(m.value)
@@ -220,6 +222,7 @@ impl<T> SyncSender<T> {
     #[track_caller]
     pub fn send(&self, t: T) -> Result<(), SendError<T>> {
         let at = Location::caller();
+        schedule::point("sending", at);
         let (message, slot) = self.ends.wrap(t, self.rendezvous, at);
         match self.inner.send(message) {
             Ok(()) => {
@@ -236,6 +239,7 @@ impl<T> SyncSender<T> {
     #[track_caller]
     pub fn try_send(&self, t: T) -> Result<(), TrySendError<T>> {
         let at = Location::caller();
+        schedule::point("sending", at);
         let (message, slot) = self.ends.wrap(t, self.rendezvous, at);
         self.inner.try_send(message).map(|()| self.ends.handed_back(slot, at)).map_err(|e| match e {
             TrySendError::Full(m) => TrySendError::Full(m.value),
@@ -276,11 +280,21 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn recv(&self) -> Result<T, RecvError> {
         let at = Location::caller();
+        schedule::point("receiving", at);
         let received = match self.inner.try_recv() {
             Ok(m) => Ok(m),
             Err(TryRecvError::Disconnected) => Err(RecvError),
             // The channel is empty: the wait is published for deadlock detection, and made of
             // timed waits so that a wait its check has ended can unwind.
+            // Inside a model: retried at points, never blocking the model's turn.
+            Err(TryRecvError::Empty) if schedule::in_model() => loop {
+                schedule::blocked("receiving", at);
+                match self.inner.try_recv() {
+                    Ok(m) => break Ok(m),
+                    Err(TryRecvError::Disconnected) => break Err(RecvError),
+                    Err(TryRecvError::Empty) => {}
+                }
+            },
             Err(TryRecvError::Empty) => {
                 let waiting = crate::deadlock::wait(crate::deadlock::Wait::Recv(self.ends.sync.created), at);
                 loop {
@@ -304,6 +318,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn try_recv(&self) -> Result<T, TryRecvError> {
         let at = Location::caller();
+        schedule::point("receiving", at);
         match self.inner.try_recv() {
             Ok(m) => Ok(self.ends.unwrap(m, at)),
             Err(TryRecvError::Empty) => Err(TryRecvError::Empty),
@@ -317,7 +332,24 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
         let at = Location::caller();
-        match self.inner.recv_timeout(timeout) {
+        schedule::point("receiving", at);
+        // Inside a model, a wait is the other threads' turns, not real time: one try, one
+        // round of theirs, one more try.
+        let received = if schedule::in_model() {
+            match self.inner.try_recv() {
+                Err(TryRecvError::Empty) => {
+                    schedule::blocked("receiving", at);
+                    self.inner.try_recv().map_err(|e| match e {
+                        TryRecvError::Empty => RecvTimeoutError::Timeout,
+                        TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+                    })
+                }
+                r => r.map_err(|_| RecvTimeoutError::Disconnected),
+            }
+        } else {
+            self.inner.recv_timeout(timeout)
+        };
+        match received {
             Ok(m) => Ok(self.ends.unwrap(m, at)),
             Err(RecvTimeoutError::Timeout) => Err(RecvTimeoutError::Timeout),
             Err(RecvTimeoutError::Disconnected) => {

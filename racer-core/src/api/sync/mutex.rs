@@ -9,6 +9,7 @@ use crate::deadlock::{self, Acq, LockMeta};
 use crate::report::LockMode;
 use crate::runtime::sync_clock::HeldClock;
 use crate::runtime::sync_object::{kind, SyncObject};
+use crate::schedule;
 
 pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
@@ -29,10 +30,12 @@ pub(crate) fn map_lock_result<G, H>(r: LockResult<G>, f: impl FnOnce(G) -> H) ->
     }
 }
 
-/// A blocking acquisition: `try_once` first; only when it would block, deadlock bookkeeping
-/// for the acquisition `acq` names (edges from the locks held, a re-lock), a few more tries,
-/// then `block`, its wait published while it lasts.
+/// A blocking acquisition at `at`: `try_once` first; only when it would block, deadlock
+/// bookkeeping for the acquisition `acq` names (edges from the locks held, a re-lock), a few
+/// more tries, then `block`, its wait published while it lasts. Inside a model, tries at
+/// points until one succeeds (a lock never blocks the model's turn).
 pub(crate) fn acquire<G>(
+    at: &'static Location<'static>,
     acq: impl FnOnce() -> Acq,
     try_once: impl Fn() -> TryLockResult<G>,
     block: impl FnOnce() -> LockResult<G>,
@@ -42,6 +45,15 @@ pub(crate) fn acquire<G>(
         Err(TryLockError::Poisoned(p)) => Some(Err(p)),
         Err(TryLockError::WouldBlock) => None,
     };
+    if schedule::in_model() {
+        schedule::point("locking", at);
+        loop {
+            if let Some(r) = acquired_now(try_once()) {
+                return r;
+            }
+            schedule::blocked("waiting for a lock", at);
+        }
+    }
     if let Some(r) = acquired_now(try_once()) {
         return r;
     }
@@ -109,13 +121,24 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         let at = Location::caller();
-        let r = acquire(|| self.acq(at), || self.inner.try_lock(), || self.inner.lock());
+        let r = acquire(at, || self.acq(at), || self.inner.try_lock(), || self.inner.lock());
+        map_lock_result(r, |g| self.acquired(g, at, true))
+    }
+
+    /// A condvar's relock inside a model, at `site`, for a guard first taken at `at`.
+    pub(crate) fn relock_in_model(
+        &self,
+        at: &'static Location<'static>,
+        site: &'static Location<'static>,
+    ) -> LockResult<MutexGuard<'_, T>> {
+        let r = acquire(site, || self.acq(at), || self.inner.try_lock(), || self.inner.lock());
         map_lock_result(r, |g| self.acquired(g, at, true))
     }
 
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         let at = Location::caller();
+        schedule::point("trying a lock", at);
         map_try_lock_result(self.inner.try_lock(), |g| self.acquired(g, at, false))
     }
 

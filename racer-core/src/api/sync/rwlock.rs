@@ -76,7 +76,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         let at = Location::caller();
-        let r = acquire(|| self.acq(LockMode::Shared, at), || self.inner.try_read(), || self.inner.read());
+        let r = acquire(at, || self.acq(LockMode::Shared, at), || self.inner.try_read(), || self.inner.read());
         map_lock_result(r, |g| self.read_locked(g, at, true))
     }
 
@@ -89,7 +89,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let at = Location::caller();
-        let r = acquire(|| self.acq(LockMode::Exclusive, at), || self.inner.try_write(), || self.inner.write());
+        let r = acquire(at, || self.acq(LockMode::Exclusive, at), || self.inner.try_write(), || self.inner.write());
         map_lock_result(r, |g| self.write_locked(g, at, true))
     }
 

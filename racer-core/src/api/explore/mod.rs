@@ -1,0 +1,245 @@
+//! `racer::model`: runs a closure many times, each time under a controlled schedule (see
+//! `schedule/`) and under `racer::check`, and fails on the first iteration that found a data
+//! race, a deadlock or a panic, naming its seed and the line that replays it.
+//!
+//! Each iteration's schedule follows from its seed and strategy alone: `RACER_REPLAY` (or
+//! [`Builder::replay`]) runs that one iteration again, with the same interleaving of every
+//! operation racer sees. `RACER_SEEDS=a..b` runs exactly the seeds `a..b` (to split a search
+//! over CI machines); `RACER_ITERATIONS` and `RACER_TIME` (seconds) set the budget.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::ops::Range;
+use std::panic::resume_unwind;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::schedule::{self, End, ModelRunning, Scheduler, Strategy as Chosen, Ticket};
+
+mod settings;
+pub use settings::{Builder, Strategy, DEFAULT_ITERATIONS, DEFAULT_MAX_STEPS, DEFAULT_TIME};
+
+/// Wall time of one iteration, at most, when no time budget bounds it.
+const ITERATION_CAP: Duration = Duration::from_secs(30);
+/// How long an iteration may run past the time budget before it is deemed not to end.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// What the environment asked for.
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn bad(name: &str, value: &str, expected: &str) -> ! {
+    panic!("racer: {name}: bad value '{value}' (expected {expected})")
+}
+
+fn parse_seeds(v: &str) -> Range<u64> {
+    let parsed = v.split_once("..").and_then(|(a, b)| Some(a.trim().parse().ok()?..b.trim().parse().ok()?));
+    match parsed {
+        Some(r) if r.start < r.end => r,
+        _ => bad("RACER_SEEDS", v, "a range of seeds such as 0..5000"),
+    }
+}
+
+/// A replay token: `<seed>:<strategy>`, as `Display` of `Replay` writes it.
+#[derive(Debug, Clone, Copy)]
+struct Replay {
+    seed: u64,
+    strategy: Chosen,
+}
+
+impl fmt::Display for Replay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.seed, self.strategy)
+    }
+}
+
+impl Replay {
+    fn parse(v: &str, from: &str) -> Replay {
+        let parsed = v.trim().split_once(':').and_then(|(seed, s)| Some((seed.parse().ok()?, Chosen::parse(s)?)));
+        match parsed {
+            Some((seed, strategy)) => Replay { seed, strategy },
+            None => bad(from, v, "a token a racer report printed, such as 17:pct3/212 or 4:random"),
+        }
+    }
+}
+
+impl Builder {
+    /// The strategy of seed `seed`, given the most steps an iteration took so far.
+    fn strategy_for(&self, seed: u64, steps_seen: u64) -> Chosen {
+        let steps = steps_seen.max(16);
+        match self.strategy {
+            Strategy::Random => Chosen::Random,
+            Strategy::Pct => Chosen::Pct { depth: self.depth, steps },
+            Strategy::Portfolio => match seed % 3 {
+                0 => Chosen::Random,
+                1 => Chosen::Pct { depth: 2, steps },
+                _ => Chosen::Pct { depth: 3, steps },
+            },
+        }
+    }
+
+    /// Runs `f` under controlled schedules until the budget is spent or an iteration fails.
+    ///
+    /// # Panics
+    /// On the first iteration that found a data race, a deadlock or did not end (with the
+    /// report, the seed and the replay line), and when `f` panics (after a line naming the
+    /// seed). Also on a bad `RACER_*` variable.
+    #[track_caller]
+    pub fn check<F>(&self, f: F)
+    where
+        F: Fn() + Sync + Send + 'static,
+    {
+        let replay = env_var("RACER_REPLAY")
+            .map(|v| Replay::parse(&v, "RACER_REPLAY"))
+            .or_else(|| self.replay.as_deref().map(|v| Replay::parse(v, "Builder::replay")));
+        let iterations = match env_var("RACER_ITERATIONS") {
+            Some(v) => v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .unwrap_or_else(|| bad("RACER_ITERATIONS", &v, "a positive integer")),
+            None => self.iterations,
+        };
+        let seeds = env_var("RACER_SEEDS").map(|v| parse_seeds(&v));
+        let time = match env_var("RACER_TIME") {
+            Some(v) => match v.trim().parse::<f64>() {
+                Ok(s) if s > 0.0 && s.is_finite() => Some(Duration::from_secs_f64(s)),
+                _ => bad("RACER_TIME", &v, "a positive number of seconds"),
+            },
+            // A seed range is a search split over machines: every seed of it runs.
+            None if seeds.is_some() => None,
+            None => self.time,
+        };
+        let seeds = match (replay, seeds) {
+            (Some(r), _) => r.seed..r.seed + 1,
+            (None, Some(r)) => r,
+            (None, None) => self.seed..self.seed.saturating_add(iterations as u64),
+        };
+        let name = std::thread::current().name().unwrap_or("model").to_owned();
+        let f = Arc::new(f);
+        let _running = ModelRunning::new();
+        let start = Instant::now();
+        let mut progress = Progress { start, shown: start, distinct: HashSet::new() };
+        let mut steps_seen = 0;
+        for (i, seed) in seeds.enumerate() {
+            if i > 0 && time.is_some_and(|t| start.elapsed() >= t) {
+                break;
+            }
+            let strategy = replay.map_or_else(|| self.strategy_for(seed, steps_seen), |r| r.strategy);
+            let token = Replay { seed, strategy };
+            let deadline = Instant::now() + time.map_or(ITERATION_CAP, |t| t.saturating_sub(start.elapsed()) + GRACE);
+            let ran = run_once(&name, f.clone(), strategy, seed, self.max_steps, deadline);
+            steps_seen = steps_seen.max(ran.steps);
+            progress.distinct.insert(ran.hash);
+            let replay_line =
+                format!("replay it with RACER_REPLAY={token} (or racer::model::Builder::new().replay(\"{token}\"))");
+            let outside = ran.outside.iter().map(|o| format!("\n  note: {o}")).collect::<String>();
+            if !ran.report.is_empty() {
+                panic!(
+                    "racer (model): {} data race(s) found in iteration {} of '{name}' (seed {seed}, schedule {strategy}); {replay_line}{outside}\n{}",
+                    ran.report.len(),
+                    i + 1,
+                    ran.report
+                );
+            }
+            match ran.end {
+                End::Finished => {}
+                End::Deadlock(why) => panic!(
+                    "racer (model): deadlock in iteration {} of '{name}' (seed {seed}, schedule {strategy}): every thread is blocked:{why}\n{replay_line}{outside}",
+                    i + 1
+                ),
+                End::Unfinished(why) => panic!(
+                    "racer (model): iteration {} of '{name}' (seed {seed}, schedule {strategy}) did not end: {why}\n{replay_line}{outside}",
+                    i + 1
+                ),
+            }
+            if let Some(panic) = ran.panic {
+                eprintln!("racer (model): '{name}' panicked in iteration {} (seed {seed}, schedule {strategy}); {replay_line}{outside}", i + 1);
+                resume_unwind(panic);
+            }
+            progress.show(&name, i + 1);
+        }
+    }
+}
+
+/// Progress on standard error for a model that runs long: a line every few seconds.
+struct Progress {
+    start: Instant,
+    shown: Instant,
+    distinct: HashSet<u64>,
+}
+
+impl Progress {
+    fn show(&mut self, name: &str, done: usize) {
+        let now = Instant::now();
+        let since_start = now - self.start;
+        if since_start >= Duration::from_secs(2) && now - self.shown >= Duration::from_secs(5) {
+            self.shown = now;
+            eprintln!(
+                "racer (model): '{name}': {done} iterations in {:.1} s ({:.0}/s), {} distinct schedules",
+                since_start.as_secs_f64(),
+                done as f64 / since_start.as_secs_f64(),
+                self.distinct.len()
+            );
+        }
+    }
+}
+
+/// What one iteration came to.
+struct Ran {
+    report: crate::report::Report,
+    end: End,
+    panic: Option<Box<dyn std::any::Any + Send>>,
+    steps: u64,
+    hash: u64,
+    outside: Vec<String>,
+}
+
+/// Runs one iteration: `f` on a new racer thread (the model's first member), under
+/// `racer::check`, until every member ended or `deadline`.
+fn run_once<F>(name: &str, f: Arc<F>, strategy: Chosen, seed: u64, max_steps: u64, deadline: Instant) -> Ran
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    let sched = Arc::new(Scheduler::new(strategy, seed, max_steps, name.to_owned()));
+    let ticket = Ticket::root(sched.clone());
+    let mut end = End::Finished;
+    let mut panic = None;
+    let report = crate::check(|| {
+        /// The first member's end, also when `f` panics.
+        struct Exit;
+        impl Drop for Exit {
+            fn drop(&mut self) {
+                schedule::exiting();
+            }
+        }
+        let root = super::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || {
+                ticket.start();
+                let _exit = Exit;
+                f()
+            })
+            .expect("racer (model): spawning the model's thread");
+        end = sched.wait_end(deadline).unwrap_or_else(|| sched.stop("it ran past its time budget"));
+        if end == End::Finished {
+            panic = root.join().err();
+        } else {
+            // Its threads are parked for good (or outside racer's view): not joined.
+            std::mem::forget(root);
+        }
+    });
+    let (steps, hash, outside) = sched.summary();
+    Ran { report, end, panic, steps, hash, outside }
+}
+
+/// Runs `f` under controlled schedules with the default [`Builder`], as `loom::model`.
+#[track_caller]
+pub fn model<F>(f: F)
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    Builder::new().check(f)
+}

@@ -1,0 +1,158 @@
+//! **Controlled schedules**: inside a model (`racer::model`, `loom::model`), the model's threads
+//! run one at a time and hand the turn on at racer's interception points (atomics, fences,
+//! locks, condvars, channels, spawn/join, yields), so that one seed fixes the interleaving of
+//! every operation racer sees, and a strategy (PCT or random, `strategy`) explores
+//! interleavings the OS would rarely produce. Outside a model every hook here is one relaxed
+//! load of `MODELS` and a return.
+//!
+//! The primitives call `point` before an operation others may observe, `blocked` when an
+//! attempt would block (and retry when they get the turn back), `spin` for yields and spin-loop
+//! hints; a spawn registers the child (`spawning`) and the child waits for its first turn
+//! (`Ticket::start`); a thread's end hands the turn on (`exiting`).
+//!
+//! May import: `base` (see `racer-core/tests/layers.rs`). Invariant: see `scheduler`.
+
+pub mod rng;
+pub mod scheduler;
+pub mod strategy;
+
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+pub use scheduler::{End, Scheduler, Step};
+pub use strategy::Strategy;
+
+/// Models running in the process: while 0, no thread is a member and every hook returns at once.
+static MODELS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// The model this thread is a member of, and its id there.
+    static MEMBER: RefCell<Option<(Arc<Scheduler>, usize)>> = const { RefCell::new(None) };
+    /// The atomic this member loaded last, and the version it read (a reload of the same
+    /// version is a spin).
+    static LAST_LOAD: Cell<(usize, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// Counts a running model while it lives.
+pub struct ModelRunning(());
+
+impl ModelRunning {
+    pub fn new() -> ModelRunning {
+        MODELS.fetch_add(1, Ordering::Relaxed);
+        ModelRunning(())
+    }
+}
+
+impl Drop for ModelRunning {
+    fn drop(&mut self) {
+        MODELS.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[inline]
+fn member() -> Option<(Arc<Scheduler>, usize)> {
+    if MODELS.load(Ordering::Relaxed) == 0 {
+        return None;
+    }
+    member_slow()
+}
+
+#[cold]
+fn member_slow() -> Option<(Arc<Scheduler>, usize)> {
+    MEMBER.try_with(|m| m.borrow().clone()).ok().flatten()
+}
+
+/// Whether the calling thread runs inside a model (its blocking operations then retry at
+/// points instead of blocking).
+#[inline]
+pub fn in_model() -> bool {
+    member().is_some()
+}
+
+#[inline]
+fn take_step(step: Step, what: &'static str, at: &'static Location<'static>) {
+    if let Some((sched, me)) = member() {
+        sched.step(me, step, what, at);
+    }
+}
+
+/// Before an operation other threads may observe.
+#[inline]
+pub fn point(what: &'static str, at: &'static Location<'static>) {
+    take_step(Step::Op, what, at)
+}
+
+/// A yield or a spin-loop hint.
+#[inline]
+pub fn spin(what: &'static str, at: &'static Location<'static>) {
+    take_step(Step::Spin, what, at)
+}
+
+/// An attempt that would block: returns once another thread has made progress (or spuriously,
+/// which every caller retries).
+#[inline]
+pub fn blocked(what: &'static str, at: &'static Location<'static>) {
+    take_step(Step::Blocked, what, at)
+}
+
+/// After a load of the atomic at `addr` that read `version`: a reload of what this thread
+/// read last is a spin.
+#[inline]
+pub fn loaded(addr: usize, version: u64, at: &'static Location<'static>) {
+    if MODELS.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    let again = LAST_LOAD.with(|l| l.replace((addr, version)) == (addr, version));
+    if again {
+        spin("reloading an unchanged atomic", at);
+    }
+}
+
+/// A child's place in its parent's model, made by the parent at the spawn. Dropped unused
+/// (the spawn failed), the place is given up, so the model does not wait for it.
+pub struct Ticket {
+    sched: Arc<Scheduler>,
+    id: usize,
+    started: bool,
+}
+
+impl Ticket {
+    /// The ticket of a model's first thread (id 0, which holds the first turn).
+    pub fn root(sched: Arc<Scheduler>) -> Ticket {
+        Ticket { sched, id: 0, started: false }
+    }
+
+    /// In the child, first: joins the model and waits for the first turn.
+    pub fn start(mut self) {
+        self.started = true;
+        let _ = MEMBER.try_with(|m| *m.borrow_mut() = Some((self.sched.clone(), self.id)));
+        self.sched.start(self.id);
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        if !self.started {
+            self.sched.exit(self.id);
+        }
+    }
+}
+
+/// The parent side of a spawn: the child's ticket, when the parent is in a model.
+pub fn spawning(name: Option<&str>) -> Option<Ticket> {
+    let (sched, _) = member()?;
+    let id = sched.add(name);
+    Some(Ticket { sched, id, started: false })
+}
+
+/// The calling thread's end in its model, if it is in one: the turn goes on.
+pub fn exiting() {
+    if MODELS.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    if let Some((sched, me)) = MEMBER.try_with(|m| m.borrow_mut().take()).ok().flatten() {
+        sched.exit(me);
+    }
+}

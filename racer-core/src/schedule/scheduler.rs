@@ -1,0 +1,327 @@
+//! One iteration of a model: its threads take turns, one at a time, at racer's interception
+//! points, in the order a `Chooser` picks.
+//!
+//! Invariant: at most one member runs user code between two of its points: the one holding
+//! `turn`; every other member is parked in `wait_turn`, done, or *outside* (found not to come
+//! back to a point for `OUTSIDE_AFTER`, e.g. blocked in a lock racer cannot see: the turn moved
+//! on without it, and it waits for the turn again at its next point). The state's lock is held
+//! only inside this file, never while user code runs.
+
+use std::fmt::Write as _;
+use std::panic::Location;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+use super::strategy::{Chooser, Strategy};
+
+/// How long the turn may stay with a thread that does not come back to a point before it is
+/// deemed outside racer's view and the turn moves on.
+const OUTSIDE_AFTER: Duration = Duration::from_millis(50);
+
+/// How often a waiting member looks whether the holder went outside.
+const TICK: Duration = Duration::from_millis(10);
+
+/// What a thread does at a point.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Step {
+    /// An operation others may observe (an atomic, a lock, a spawn...).
+    Op,
+    /// A spin: a yield, a spin-loop hint, or a reload of an unchanged atomic.
+    Spin,
+    /// An attempt that would have blocked (a contended lock, an empty channel, a join of a
+    /// running thread): the thread waits until another thread makes progress.
+    Blocked,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Status {
+    Runnable,
+    /// Blocked when `progress` was `since`: may run again once it is larger.
+    Blocked {
+        since: u64,
+    },
+    Outside,
+    Done,
+}
+
+struct Member {
+    name: String,
+    thread: Option<Thread>,
+    status: Status,
+    /// The last point it passed: what and where.
+    what: &'static str,
+    at: Option<&'static Location<'static>>,
+}
+
+/// How an iteration ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum End {
+    /// Every thread ran to its end.
+    Finished,
+    /// Every live thread was blocked on another: the threads, where each was.
+    Deadlock(String),
+    /// The iteration took more steps than its limit, or more time than its budget: the
+    /// threads still running, where each was.
+    Unfinished(String),
+}
+
+struct State {
+    members: Vec<Member>,
+    turn: Option<usize>,
+    chooser: Chooser,
+    /// Points passed (PCT's step count).
+    steps: u64,
+    /// Points that were not failed attempts, and thread ends.
+    progress: u64,
+    max_steps: u64,
+    /// When the turn was last handed over or a point passed.
+    turn_since: Instant,
+    end: Option<End>,
+    /// Threads found outside racer's view: who, after what, where.
+    outside: Vec<String>,
+    /// A hash of the sequence of choices (distinct schedules are counted by it).
+    hash: u64,
+}
+
+/// The scheduler of one iteration, shared by its members.
+pub struct Scheduler {
+    state: Mutex<State>,
+    ended: Condvar,
+}
+
+fn park_forever() -> ! {
+    loop {
+        std::thread::park();
+    }
+}
+
+impl State {
+    fn describe(&self) -> String {
+        let mut out = String::new();
+        for m in self.members.iter().filter(|m| m.status != Status::Done) {
+            let state = match m.status {
+                Status::Runnable => "running",
+                Status::Blocked { .. } => "blocked",
+                Status::Outside => "outside racer's view",
+                Status::Done => unreachable!(),
+            };
+            let _ = write!(out, "\n    thread '{}' ({state})", m.name);
+            if let Some(at) = m.at {
+                let _ = write!(out, ", last at {} ({}:{}:{})", m.what, at.file(), at.line(), at.column());
+            }
+        }
+        out
+    }
+
+    fn candidates(&self, current: usize, spun: bool) -> Vec<usize> {
+        let mut c: Vec<usize> = (0..self.members.len())
+            .filter(|&i| match self.members[i].status {
+                Status::Runnable => true,
+                Status::Blocked { since } => self.progress > since,
+                Status::Outside | Status::Done => false,
+            })
+            .collect();
+        if spun && c.len() > 1 {
+            c.retain(|&i| i != current);
+        }
+        c
+    }
+}
+
+impl Scheduler {
+    /// A scheduler whose member 0 (`root`) holds the turn.
+    pub fn new(strategy: Strategy, seed: u64, max_steps: u64, root: String) -> Scheduler {
+        let mut chooser = Chooser::new(strategy, seed);
+        chooser.add_thread();
+        let root = Member { name: root, thread: None, status: Status::Runnable, what: "start", at: None };
+        Scheduler {
+            state: Mutex::new(State {
+                members: vec![root],
+                turn: Some(0),
+                chooser,
+                steps: 0,
+                progress: 0,
+                max_steps,
+                turn_since: Instant::now(),
+                end: None,
+                outside: Vec::new(),
+                hash: 0xcbf2_9ce4_8422_2325,
+            }),
+            ended: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A new member, runnable, spawned by the holder of the turn: its id.
+    pub fn add(&self, name: Option<&str>) -> usize {
+        let mut s = self.lock();
+        s.chooser.add_thread();
+        let name = name.map_or_else(|| format!("thread {}", s.members.len()), str::to_owned);
+        s.members.push(Member { name, thread: None, status: Status::Runnable, what: "start", at: None });
+        s.members.len() - 1
+    }
+
+    /// Member `me`'s thread starts: it waits for its turn.
+    pub fn start(&self, me: usize) {
+        self.lock().members[me].thread = Some(std::thread::current());
+        self.wait_turn(me);
+    }
+
+    /// Member `me` passes a point: the chooser picks who runs next, and `me` waits unless it
+    /// is picked.
+    pub fn step(&self, me: usize, step: Step, what: &'static str, at: &'static Location<'static>) {
+        let mut s = self.lock();
+        if s.end.is_some() {
+            drop(s);
+            park_forever();
+        }
+        if s.turn != Some(me) {
+            // Back from outside racer's view: wait for the turn like any runnable thread.
+            s.members[me].status = Status::Runnable;
+            if s.turn.is_none() {
+                s.turn = Some(me);
+                s.turn_since = Instant::now();
+            } else {
+                drop(s);
+                self.wait_turn(me);
+                s = self.lock();
+            }
+        }
+        s.steps += 1;
+        if step != Step::Blocked {
+            s.progress += 1;
+        }
+        let m = &mut s.members[me];
+        (m.what, m.at) = (what, Some(at));
+        if step == Step::Blocked {
+            let since = s.progress;
+            s.members[me].status = Status::Blocked { since };
+        }
+        if s.steps > s.max_steps {
+            let why = format!("it took more than {} steps; still running:{}", s.max_steps, s.describe());
+            self.finish(&mut s, End::Unfinished(why));
+            drop(s);
+            park_forever();
+        }
+        let steps = s.steps;
+        s.chooser.stepped(me, steps, step == Step::Spin);
+        let next = self.pass_turn(&mut s, me, step == Step::Spin);
+        drop(s);
+        if next != Some(me) {
+            self.wait_turn(me);
+        }
+    }
+
+    /// Member `me` ends: the turn goes on, and the iteration finishes with the last member.
+    pub fn exit(&self, me: usize) {
+        let mut s = self.lock();
+        s.members[me].status = Status::Done;
+        s.progress += 1;
+        if s.end.is_none() && (s.turn == Some(me) || s.turn.is_none()) {
+            self.pass_turn(&mut s, me, false);
+        }
+    }
+
+    fn finish(&self, s: &mut State, end: End) {
+        if s.end.is_none() {
+            s.end = Some(end);
+        }
+        self.ended.notify_all();
+    }
+
+    /// Hands the turn to the chooser's pick among the threads that can run (`None`: none can;
+    /// then the iteration has ended, or waits for a thread outside racer's view to come back).
+    fn pass_turn(&self, s: &mut State, current: usize, spun: bool) -> Option<usize> {
+        let candidates = s.candidates(current, spun);
+        if candidates.is_empty() {
+            s.turn = None;
+            if s.members.iter().all(|m| m.status == Status::Done) {
+                self.finish(s, End::Finished);
+            } else if !s.members.iter().any(|m| m.status == Status::Outside) {
+                let why = s.describe();
+                self.finish(s, End::Deadlock(why));
+            }
+            return None;
+        }
+        let next = s.chooser.choose(&candidates);
+        s.hash = (s.hash ^ next as u64).wrapping_mul(0x100_0000_01b3);
+        s.turn = Some(next);
+        s.turn_since = Instant::now();
+        s.members[next].status = Status::Runnable;
+        if next != current {
+            if let Some(t) = &s.members[next].thread {
+                t.unpark();
+            }
+        }
+        Some(next)
+    }
+
+    /// Parks until `me` holds the turn; meanwhile moves the turn on from a holder that stays
+    /// away from its points too long.
+    fn wait_turn(&self, me: usize) {
+        loop {
+            let mut s = self.lock();
+            if s.end.is_some() {
+                drop(s);
+                park_forever();
+            }
+            if s.turn == Some(me) {
+                return;
+            }
+            if let Some(holder) = s.turn {
+                if s.turn_since.elapsed() >= OUTSIDE_AFTER && s.members[holder].status == Status::Runnable {
+                    let h = &s.members[holder];
+                    let note = match h.at {
+                        Some(at) => format!(
+                            "thread '{}' left racer's view after {} at {}:{}:{}",
+                            h.name,
+                            h.what,
+                            at.file(),
+                            at.line(),
+                            at.column()
+                        ),
+                        None => format!("thread '{}' left racer's view before its first point", h.name),
+                    };
+                    s.outside.push(note);
+                    s.members[holder].status = Status::Outside;
+                    if self.pass_turn(&mut s, holder, false) == Some(me) {
+                        return;
+                    }
+                }
+            }
+            drop(s);
+            std::thread::park_timeout(TICK);
+        }
+    }
+
+    /// Waits until the iteration ends, or `deadline` (`None` then).
+    pub fn wait_end(&self, deadline: Instant) -> Option<End> {
+        let mut s = self.lock();
+        loop {
+            if let Some(end) = &s.end {
+                return Some(end.clone());
+            }
+            let left = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())?;
+            s = self.ended.wait_timeout(s, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+    }
+
+    /// Ends the iteration where it stands (its threads park for good at their next point):
+    /// the threads still running, where each was.
+    pub fn stop(&self, why: &str) -> End {
+        let mut s = self.lock();
+        let end = End::Unfinished(format!("{why}; still running:{}", s.describe()));
+        self.finish(&mut s, end);
+        s.end.clone().expect("just ended")
+    }
+
+    /// Steps taken, the schedule's hash, and the threads found outside racer's view.
+    pub fn summary(&self) -> (u64, u64, Vec<String>) {
+        let s = self.lock();
+        (s.steps, s.hash, s.outside.clone())
+    }
+}
