@@ -7,6 +7,7 @@
 
 pub mod fast_hash;
 pub mod lock;
+pub mod own_work;
 pub mod platform;
 pub mod sharded_map;
 pub mod small_vec;

@@ -16,8 +16,9 @@ use std::time::{Duration, Instant};
 use super::strategy::{Chooser, Strategy};
 
 /// How long the turn may stay with a thread that does not come back to a point before it is
-/// deemed outside racer's view and the turn moves on.
-const OUTSIDE_AFTER: Duration = Duration::from_millis(50);
+/// deemed outside racer's view and the turn moves on (never while racer resolves a report's
+/// stacks: `base::own_work`).
+const OUTSIDE_AFTER: Duration = Duration::from_millis(100);
 
 /// How often a waiting member looks whether the holder went outside.
 const TICK: Duration = Duration::from_millis(10);
@@ -237,6 +238,14 @@ impl Scheduler {
     /// then the iteration has ended, or waits for a thread outside racer's view to come back).
     fn pass_turn(&self, s: &mut State, current: usize, spun: bool) -> Option<usize> {
         let candidates = s.candidates(current, spun);
+        let outside = s.members.iter().any(|m| m.status == Status::Outside);
+        // A spinner alone while another thread is outside racer's view waits for it instead of
+        // spinning through its steps: nobody holds the turn for a tick.
+        if spun && candidates == [current] && outside {
+            s.turn = None;
+            s.turn_since = Instant::now();
+            return None;
+        }
         if candidates.is_empty() {
             s.turn = None;
             if s.members.iter().all(|m| m.status == Status::Done) {
@@ -272,8 +281,18 @@ impl Scheduler {
             if s.turn == Some(me) {
                 return;
             }
+            // Nobody holds the turn while a thread is outside racer's view: the threads that can
+            // run take it back after a tick (a spinner that gave it up to wait for the outsider).
+            if s.turn.is_none() && s.turn_since.elapsed() >= TICK && s.candidates(me, false).contains(&me) {
+                s.turn = Some(me);
+                s.turn_since = Instant::now();
+                return;
+            }
             if let Some(holder) = s.turn {
-                if s.turn_since.elapsed() >= OUTSIDE_AFTER && s.members[holder].status == Status::Runnable {
+                if s.turn_since.elapsed() >= OUTSIDE_AFTER
+                    && s.members[holder].status == Status::Runnable
+                    && !crate::base::own_work::in_progress()
+                {
                     let h = &s.members[holder];
                     let note = match h.at {
                         Some(at) => format!(

@@ -1,0 +1,207 @@
+//! `racer::model`: controlled schedules find an ordering bug the OS rarely shows, name the seed,
+//! replay it, and end every model: a spin wait, a thread blocked where racer cannot see, a
+//! deadlock and a model that never ends each finish with their outcome, never a hang.
+//!
+//! Every model runs on a watched thread: a hang fails the test after `LIMIT` (a time limit of
+//! the harness, not a timing assertion).
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use racer::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use racer::sync::{Arc, Mutex};
+use racer::Shared;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs `f` on its own thread; its panic message, if it panicked. Fails if it hangs.
+fn outcome(f: impl FnOnce() + Send + 'static) -> Option<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        let message = r.err().map(|p| {
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        });
+        let _ = tx.send(message);
+    });
+    rx.recv_timeout(LIMIT).expect("the model hung")
+}
+
+/// A value published through a flag: the consumer reads the cell only once it saw the flag.
+fn handoff(store: Ordering, load: Ordering) {
+    let data = Arc::new(Shared::new(0u64));
+    let flag = Arc::new(AtomicBool::new(false));
+    let (d, f) = (data.clone(), flag.clone());
+    let consumer = racer::thread::spawn(move || {
+        if f.load(load) {
+            d.with(|p| unsafe { *p });
+        }
+    });
+    data.with_mut(|p| unsafe { *p = 42 });
+    flag.store(true, store);
+    consumer.join().unwrap();
+}
+
+/// The token after `RACER_REPLAY=` in a model's failure.
+fn replay_token(message: &str) -> String {
+    let at = message.find("RACER_REPLAY=").expect("a replay line") + "RACER_REPLAY=".len();
+    message[at..].split_whitespace().next().expect("a token").to_owned()
+}
+
+/// What a report says of its race: its kind and both accesses, without what differs between
+/// two processes' runs of the same schedule (addresses, racer's thread numbers).
+fn race_lines(message: &str) -> Vec<String> {
+    message
+        .lines()
+        .filter(|l| {
+            l.starts_with("WARNING: racer") || l.starts_with("  Read by") || l.starts_with("  Previous write by")
+        })
+        .map(|l| {
+            let l = l.split(" at 0x").next().unwrap_or(l);
+            l.split(' ')
+                .map(|w| if w.starts_with('T') && w[1..].parse::<u64>().is_ok() { "T" } else { w })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn a_relaxed_handoff_is_found_named_by_seed_and_replayed() {
+    let message = outcome(|| racer::model(|| handoff(Ordering::Relaxed, Ordering::Relaxed)));
+    if !racer::ENABLED {
+        assert_eq!(message, None, "the feature-off build runs the closure once");
+        return;
+    }
+    let message = message.expect("the consumer reads the cell after a Relaxed flag in some schedule");
+    assert!(message.contains("racer (model): 1 data race(s) found in iteration"), "{message}");
+    assert!(message.contains("flow: write, then a parallel read"), "{message}");
+    assert!(message.contains("tests/model.rs:"), "{message}");
+    let token = replay_token(&message);
+    for _ in 0..3 {
+        let t = token.clone();
+        let again = outcome(move || {
+            racer::model::Builder::new().replay(&t).check(|| handoff(Ordering::Relaxed, Ordering::Relaxed))
+        })
+        .expect("the replay finds the race again");
+        assert!(again.contains("found in iteration 1 "), "a replay is one iteration: {again}");
+        assert_eq!(replay_token(&again), token);
+        assert_eq!(race_lines(&again), race_lines(&message), "the same race");
+        assert_eq!(race_lines(&again).len(), 3, "{again}");
+    }
+}
+
+#[test]
+fn a_release_acquire_handoff_passes_every_schedule() {
+    assert_eq!(outcome(|| racer::model(|| handoff(Ordering::Release, Ordering::Acquire))), None);
+}
+
+#[test]
+fn builder_runs_the_iterations_asked_for() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let r = runs.clone();
+    let message = outcome(move || {
+        racer::model::Builder::new()
+            .iterations(25)
+            .time(None)
+            .strategy(racer::model::Strategy::Pct)
+            .depth(2)
+            .seed(7)
+            .check(move || {
+                r.fetch_add(1, Ordering::Relaxed);
+            })
+    });
+    assert_eq!(message, None);
+    assert_eq!(runs.load(Ordering::Relaxed), if racer::ENABLED { 25 } else { 1 });
+}
+
+#[test]
+fn a_spin_wait_hands_the_turn_on() {
+    // The waiter reloads the flag without any hint: a reload of an unchanged atomic is a spin.
+    let message = outcome(|| {
+        racer::model(|| {
+            let flag = Arc::new(AtomicBool::new(false));
+            let f = flag.clone();
+            let waiter = racer::thread::spawn(move || while !f.load(Ordering::Acquire) {});
+            flag.store(true, Ordering::Release);
+            waiter.join().unwrap();
+        })
+    });
+    assert_eq!(message, None);
+}
+
+#[test]
+fn a_thread_blocked_in_a_std_mutex_does_not_stall_the_model() {
+    let message = outcome(|| {
+        racer::model::Builder::new().iterations(3).check(|| {
+            let outside = Arc::new(std::sync::Mutex::new(()));
+            let data = Arc::new(Shared::new(0u64));
+            let held = outside.lock().unwrap();
+            let (o, d) = (outside.clone(), data.clone());
+            let child = racer::thread::spawn(move || {
+                // Blocks where racer cannot see until the model's thread lets go.
+                drop(o.lock().unwrap());
+                d.with(|p| unsafe { *p });
+            });
+            // The turn goes to the child, which blocks in std's lock.
+            racer::thread::yield_now();
+            data.with_mut(|p| unsafe { *p = 1 });
+            drop(held);
+            child.join().unwrap();
+        })
+    });
+    if !racer::ENABLED {
+        assert_eq!(message, None);
+        return;
+    }
+    // std's mutex orders the write before the read, but racer cannot see it: a race, reported
+    // with the note that the child was outside racer's view.
+    let message = message.expect("a race through a lock racer cannot see");
+    assert!(message.contains("data race"), "{message}");
+    assert!(message.contains("note: thread 'thread 1' left racer's view"), "{message}");
+}
+
+#[test]
+fn a_deadlock_ends_the_model_with_both_threads_named() {
+    if !racer::ENABLED {
+        return; // std would hang: without the scheduler there is nothing to run.
+    }
+    let message = outcome(|| {
+        racer::model::Builder::new().iterations(1).check(|| {
+            let lock = Arc::new(Mutex::new(()));
+            let held = lock.lock().unwrap();
+            let l = lock.clone();
+            let child =
+                racer::thread::Builder::new().name("locker".into()).spawn(move || drop(l.lock().unwrap())).unwrap();
+            child.join().unwrap();
+            drop(held);
+        })
+    });
+    let message = message.expect("a deadlock");
+    assert!(message.contains("racer (model): deadlock in iteration 1"), "{message}");
+    assert!(message.contains("thread 'locker' (blocked), last at waiting for a lock (tests/model.rs:"), "{message}");
+    assert!(message.contains("(blocked), last at joining a thread (tests/model.rs:"), "{message}");
+    assert!(message.contains("RACER_REPLAY="), "{message}");
+}
+
+#[test]
+fn a_model_that_never_ends_stops_naming_where_it_spins() {
+    if !racer::ENABLED {
+        return; // It would spin for ever.
+    }
+    let message = outcome(|| {
+        racer::model::Builder::new().iterations(1).max_steps(20_000).check(|| {
+            let never = AtomicBool::new(false);
+            while !never.load(Ordering::Acquire) {
+                racer::thread::yield_now();
+            }
+        })
+    });
+    let message = message.expect("a model that does not end");
+    assert!(message.contains("did not end: it took more than 20000 steps; still running:"), "{message}");
+    assert!(message.contains("(running), last at "), "{message}");
+    assert!(message.contains("tests/model.rs:"), "{message}");
+}
