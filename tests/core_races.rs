@@ -70,12 +70,12 @@ fn flow_race_write_then_parallel_read() {
             "writer",
             move || {
                 c1.with_mut(|p| unsafe { *p = 1 });
-                line!()
+                line!() - 1
             },
             "reader",
             move || {
                 c2.with(|p| unsafe { *p });
-                line!()
+                line!() - 1
             },
         );
     });
@@ -96,12 +96,12 @@ fn anti_race_read_then_parallel_write() {
             "reader",
             move || {
                 unsafe { c1.get() };
-                line!()
+                line!() - 1
             },
             "writer",
             move || {
                 unsafe { c2.set(5) };
-                line!()
+                line!() - 1
             },
         );
     });
@@ -121,12 +121,12 @@ fn output_race_write_then_parallel_write() {
             "first",
             move || {
                 c1.with_mut(|p| unsafe { *p += 1 });
-                line!()
+                line!() - 1
             },
             "second",
             move || {
                 c2.with_mut(|p| unsafe { *p += 1 });
-                line!()
+                line!() - 1
             },
         );
     });
@@ -145,12 +145,12 @@ fn report_text_names_kind_sites_threads_and_spawn_sites() {
             "alpha",
             move || {
                 c1.with_mut(|p| unsafe { *p = 1 });
-                line!()
+                line!() - 1
             },
             "beta",
             move || {
                 c2.with_mut(|p| unsafe { *p = 2 });
-                line!()
+                line!() - 1
             },
         );
     });
@@ -225,7 +225,7 @@ fn an_unlocked_access_races_with_a_lock_retaken_by_one_thread() {
             "unlocked",
             move || {
                 c2.with(|p| unsafe { *p });
-                line!()
+                line!() - 1
             },
         );
     });
@@ -495,7 +495,7 @@ fn the_same_pair_of_sites_is_reported_once() {
             "writer",
             move || {
                 c1.with_mut(|p| unsafe { *p = 1 });
-                line!()
+                line!() - 1
             },
             "reader",
             move || {
@@ -517,12 +517,12 @@ fn racy_pair() -> u32 {
         "w",
         move || {
             c1.with_mut(|p| unsafe { *p = 1 });
-            line!()
+            line!() - 1
         },
         "r",
         move || {
             c2.with(|p| unsafe { *p });
-            line!()
+            line!() - 1
         },
     )
     .0
@@ -535,12 +535,12 @@ fn racy_other_pair() -> u32 {
         "w",
         move || {
             c1.with_mut(|p| unsafe { *p = 1 });
-            line!()
+            line!() - 1
         },
         "w2",
         move || {
             c2.with_mut(|p| unsafe { *p = 2 });
-            line!()
+            line!() - 1
         },
     )
     .0

@@ -33,9 +33,9 @@ fn edge_of<'a>(d: &'a Deadlock, thread: &str) -> &'a LockEdge {
 /// Takes `first`, then `second`, and returns the lines of the two `lock` calls.
 fn lock_both(first: &Mutex<u32>, second: &Mutex<u32>) -> (u32, u32) {
     let _one = first.lock().unwrap();
-    let held = line!();
+    let held = line!() - 1;
     let _two = second.lock().unwrap();
-    let next = line!();
+    let next = line!() - 1;
     (held, next)
 }
 
@@ -182,18 +182,18 @@ fn an_rwlock_read_write_inversion_is_reported() {
         let (l1, l2) = (locks.clone(), locks.clone());
         let (r, w) = named("reader", move || {
             let _a = l1.0.read().unwrap();
-            let r = line!();
+            let r = line!() - 1;
             let _b = l1.1.write().unwrap();
-            let w = line!();
+            let w = line!() - 1;
             (r, w)
         })
         .join()
         .unwrap();
         let (w1, w2) = named("writer", move || {
             let _b = l2.1.write().unwrap();
-            let w1 = line!();
+            let w1 = line!() - 1;
             let _a = l2.0.write().unwrap();
-            let w2 = line!();
+            let w2 = line!() - 1;
             (w1, w2)
         })
         .join()
@@ -217,7 +217,7 @@ fn locking_a_mutex_the_thread_holds_is_reported_at_once_and_ends_the_check() {
     let report = racer::check(|| {
         let m = Mutex::new(0u32);
         let _g = m.lock().unwrap();
-        lines.0 = line!();
+        lines.0 = line!() - 1;
         lines.1 = line!() + 1;
         let _again = m.lock();
         unreachable!("the second lock would never return");

@@ -118,3 +118,34 @@ fn racy_message_names_the_test() {
     cell.with_mut(|p| unsafe { *p = 2 });
     h.join().unwrap();
 }
+
+/// `#[racer::test(model)]`: the body runs under `racer::model`, whose schedules find a Relaxed
+/// handoff (the reader reads the cell only in schedules where the flag was set first).
+#[cfg(feature = "race-detect")]
+#[racer::test(model)]
+#[should_panic(expected = "RACER_REPLAY=")]
+fn model_option_explores_schedules() {
+    use racer::sync::atomic::{AtomicBool, Ordering};
+    let cell = Arc::new(Shared::new(0u64));
+    let flag = Arc::new(AtomicBool::new(false));
+    let (c, f) = (Arc::clone(&cell), Arc::clone(&flag));
+    let h = racer::thread::spawn(move || {
+        if f.load(Ordering::Relaxed) {
+            c.with(|p| unsafe { *p });
+        }
+    });
+    cell.with_mut(|p| unsafe { *p = 1 });
+    flag.store(true, Ordering::Relaxed);
+    h.join().unwrap();
+}
+
+/// `#[racer::test(model)]` on ordered code passes in both builds.
+#[racer::test(model)]
+fn model_option_passes_ordered_code() {
+    let m = Arc::new(racer::sync::Mutex::new(0));
+    let m2 = Arc::clone(&m);
+    let h = racer::thread::spawn(move || *m2.lock().unwrap() += 1);
+    *m.lock().unwrap() += 1;
+    h.join().unwrap();
+    assert_eq!(*m.lock().unwrap(), 2);
+}

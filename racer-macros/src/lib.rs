@@ -31,8 +31,13 @@ use syn::{Item, ItemFn};
 /// and a `Result` return type with `?` works as for `#[test]`. Without the feature
 /// this is exactly `#[test]`.
 ///
+/// `#[racer::test(model)]` runs the body under `racer::model` instead: many iterations, each
+/// under a controlled schedule (PCT and random), failing on the first that found a race, a
+/// deadlock or a panic, with the seed and the `RACER_REPLAY=...` line that replays it. The
+/// body then returns `()`.
+///
 /// The function must be a plain, synchronous, non-generic function without
-/// arguments; the attribute itself takes no arguments. Every other attribute
+/// arguments; the attribute takes no argument but `model`. Every other attribute
 /// (`#[should_panic]`, `#[ignore]`, doc comments, `#[cfg]`, ...) is kept, in order.
 #[proc_macro_attribute]
 pub fn test(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -43,9 +48,15 @@ pub fn test(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn expand(attr: TokenStream2, item: TokenStream2) -> Result<TokenStream2, TokenStream2> {
-    if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(&attr, "#[racer::test] takes no arguments").to_compile_error());
-    }
+    let model = match syn::parse2::<Option<syn::Ident>>(attr.clone()) {
+        Ok(None) => false,
+        Ok(Some(ident)) if ident == "model" => true,
+        _ => {
+            return Err(
+                syn::Error::new_spanned(&attr, "#[racer::test] takes no arguments but `model`").to_compile_error()
+            )
+        }
+    };
 
     let func = match syn::parse2::<Item>(item.clone()) {
         Ok(Item::Fn(func)) => func,
@@ -63,8 +74,17 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> Result<TokenStream2, TokenS
     };
 
     validate(&func).map_err(|e| e.to_compile_error())?;
+    if model && !matches!(func.sig.output, syn::ReturnType::Default) {
+        return Err(
+            syn::Error::new_spanned(&func.sig.output, "#[racer::test(model)] functions return ()").to_compile_error()
+        );
+    }
 
-    Ok(if cfg!(feature = "race-detect") { expand_checked(func) } else { expand_plain(func) })
+    Ok(match (cfg!(feature = "race-detect"), model) {
+        (true, true) => expand_model(func),
+        (true, false) => expand_checked(func),
+        (false, _) => expand_plain(func),
+    })
 }
 
 /// The tokens used to point at a non-function item: its keyword and name if it has
@@ -152,6 +172,21 @@ fn expand_plain(func: ItemFn) -> TokenStream2 {
         #(#attrs)*
         #test
         #vis #sig #block
+    }
+}
+
+/// Feature on, `model`: the body runs under `::racer::model`, which fails the test itself.
+fn expand_model(func: ItemFn) -> TokenStream2 {
+    let test = test_attr(&func);
+    let ItemFn { attrs, vis, sig, block } = func;
+    let body_fn = syn::Ident::new("__racer_test_body", Span::mixed_site());
+    quote! {
+        #(#attrs)*
+        #test
+        #vis #sig {
+            fn #body_fn() #block
+            ::racer::model(#body_fn);
+        }
     }
 }
 

@@ -13,6 +13,7 @@ pub use check_report::Report;
 #[allow(unused_imports)]
 pub(crate) use deadlock::deadlock_json;
 pub use deadlock::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
+pub(crate) use frame::json_string;
 pub use frame::Frame;
 #[allow(unused_imports)]
 pub(crate) use race::race_json;

@@ -14,6 +14,8 @@ use std::panic::resume_unwind;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::config::options::ReportFormat;
+use crate::report::json_string;
 use crate::schedule::{self, End, ModelRunning, Scheduler, Strategy as Chosen, Ticket};
 
 mod settings;
@@ -136,6 +138,15 @@ impl Builder {
             let replay_line =
                 format!("replay it with RACER_REPLAY={token} (or racer::model::Builder::new().replay(\"{token}\"))");
             let outside = ran.outside.iter().map(|o| format!("\n  note: {o}")).collect::<String>();
+            if !ran.report.is_empty() && crate::config::options::get().options.report == ReportFormat::Json {
+                panic!(
+                    "{{\"model\":{{\"test\":{},\"iteration\":{},\"seed\":{seed},\"schedule\":\"{strategy}\",\"replay\":\"RACER_REPLAY={token}\",\"outside\":[{}]}},\"report\":{}}}",
+                    json_string(&name),
+                    i + 1,
+                    ran.outside.iter().map(|o| json_string(o)).collect::<Vec<_>>().join(","),
+                    ran.report.to_json()
+                );
+            }
             if !ran.report.is_empty() {
                 panic!(
                     "racer (model): {} data race(s) found in iteration {} of '{name}' (seed {seed}, schedule {strategy}); {replay_line}{outside}\n{}",
