@@ -205,3 +205,26 @@ fn a_model_that_never_ends_stops_naming_where_it_spins() {
     assert!(message.contains("(running), last at "), "{message}");
     assert!(message.contains("tests/model.rs:"), "{message}");
 }
+
+#[test]
+fn an_unpark_before_the_park_is_kept_and_a_lone_timed_wait_times_out() {
+    let message = outcome(|| {
+        racer::model::Builder::new().iterations(50).check(|| {
+            // The unpark may come first: std keeps it as a token, so the park returns.
+            let main = racer::thread::current();
+            let child = racer::thread::spawn(move || main.unpark());
+            child.join().unwrap();
+            racer::thread::park();
+            // Nobody will send: the wait times out instead of ending the model as a deadlock.
+            let (tx, rx) = racer::sync::mpsc::channel::<u8>();
+            assert_eq!(rx.recv_timeout(Duration::from_millis(1)), Err(mpsc::RecvTimeoutError::Timeout));
+            drop(tx);
+            let lock = Mutex::new(());
+            let cv = racer::sync::Condvar::new();
+            let (_g, r) = cv.wait_timeout(lock.lock().unwrap(), Duration::from_millis(1)).unwrap();
+            // (std may wake a wait spuriously; a model's wait ends only when its time ran out)
+            assert!(r.timed_out() || !racer::ENABLED);
+        })
+    });
+    assert_eq!(message, None);
+}

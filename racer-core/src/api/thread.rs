@@ -51,6 +51,7 @@ impl Thread {
             created: None,
             at: Location::caller(),
         });
+        schedule::unparking(self.inner.id());
         self.inner.unpark();
     }
 }
@@ -69,7 +70,7 @@ fn after_park(site: &'static Location<'static>) {
 pub fn park() {
     let site = Location::caller();
     if schedule::in_model() {
-        schedule::blocked("parking", site);
+        schedule::parking(site, false);
     } else {
         std::thread::park();
     }
@@ -80,7 +81,7 @@ pub fn park() {
 pub fn park_timeout(dur: Duration) {
     let site = Location::caller();
     if schedule::in_model() {
-        schedule::blocked("parking", site);
+        schedule::parking(site, true);
     } else {
         std::thread::park_timeout(dur);
     }

@@ -71,30 +71,57 @@ pub fn in_model() -> bool {
     member().is_some()
 }
 
+/// Whether a timed wait's time ran out.
 #[inline]
-fn take_step(step: Step, what: &'static str, at: &'static Location<'static>) {
-    if let Some((sched, me)) = member() {
-        sched.step(me, step, what, at);
+fn take_step(step: Step, what: &'static str, at: &'static Location<'static>) -> bool {
+    match member() {
+        Some((sched, me)) => sched.step(me, step, what, at),
+        None => false,
     }
 }
 
 /// Before an operation other threads may observe.
 #[inline]
 pub fn point(what: &'static str, at: &'static Location<'static>) {
-    take_step(Step::Op, what, at)
+    take_step(Step::Op, what, at);
 }
 
 /// A yield or a spin-loop hint.
 #[inline]
 pub fn spin(what: &'static str, at: &'static Location<'static>) {
-    take_step(Step::Spin, what, at)
+    take_step(Step::Spin, what, at);
 }
 
 /// An attempt that would block: returns once another thread has made progress (or spuriously,
 /// which every caller retries).
 #[inline]
 pub fn blocked(what: &'static str, at: &'static Location<'static>) {
-    take_step(Step::Blocked, what, at)
+    take_step(Step::Blocked, what, at);
+}
+
+/// A timed attempt that would block: returns once another thread has made progress, or, when
+/// no thread can run, with `true`: its time ran out (a model's time is the scheduler's).
+#[inline]
+pub fn blocked_timed(what: &'static str, at: &'static Location<'static>) -> bool {
+    take_step(Step::BlockedTimed, what, at)
+}
+
+/// An unpark of `target` (std's token: its next park returns at once).
+pub fn unparking(target: std::thread::ThreadId) {
+    if let Some((sched, _)) = member() {
+        sched.unpark(target);
+    }
+}
+
+/// A park (`timed`: `park_timeout`): returns at once with an unpark's token, else once another
+/// thread made progress (a spurious wake-up, which std allows) or, timed, when time ran out.
+pub fn parking(at: &'static Location<'static>, timed: bool) {
+    let Some((sched, me)) = member() else { return };
+    if sched.take_token(me) {
+        sched.step(me, Step::Op, "parking", at);
+    } else {
+        sched.step(me, if timed { Step::BlockedTimed } else { Step::Blocked }, "parking", at);
+    }
 }
 
 /// After a load of the atomic at `addr` that read `version`: a reload of what this thread

@@ -33,14 +33,19 @@ pub enum Step {
     /// An attempt that would have blocked (a contended lock, an empty channel, a join of a
     /// running thread): the thread waits until another thread makes progress.
     Blocked,
+    /// A timed wait: as `Blocked`, but when no thread can run its time runs out (time in a
+    /// model is the scheduler's) instead of the model ending in a deadlock.
+    BlockedTimed,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Status {
     Runnable,
-    /// Blocked when `progress` was `since`: may run again once it is larger.
+    /// Blocked when `progress` was `since`: may run again once it is larger, or, if `timed`,
+    /// when no other thread can run.
     Blocked {
         since: u64,
+        timed: bool,
     },
     Outside,
     Done,
@@ -53,6 +58,10 @@ struct Member {
     /// The last point it passed: what and where.
     what: &'static str,
     at: Option<&'static Location<'static>>,
+    /// Its last timed wait ended because its time ran out.
+    timed_out: bool,
+    /// An unpark not yet consumed by a park (std's token).
+    token: bool,
 }
 
 /// How an iteration ended.
@@ -119,7 +128,7 @@ impl State {
         let mut c: Vec<usize> = (0..self.members.len())
             .filter(|&i| match self.members[i].status {
                 Status::Runnable => true,
-                Status::Blocked { since } => self.progress > since,
+                Status::Blocked { since, .. } => self.progress > since,
                 Status::Outside | Status::Done => false,
             })
             .collect();
@@ -135,7 +144,15 @@ impl Scheduler {
     pub fn new(strategy: Strategy, seed: u64, max_steps: u64, root: String) -> Scheduler {
         let mut chooser = Chooser::new(strategy, seed);
         chooser.add_thread();
-        let root = Member { name: root, thread: None, status: Status::Runnable, what: "start", at: None };
+        let root = Member {
+            name: root,
+            thread: None,
+            status: Status::Runnable,
+            what: "start",
+            at: None,
+            timed_out: false,
+            token: false,
+        };
         Scheduler {
             state: Mutex::new(State {
                 members: vec![root],
@@ -162,7 +179,15 @@ impl Scheduler {
         let mut s = self.lock();
         s.chooser.add_thread();
         let name = name.map_or_else(|| format!("thread {}", s.members.len()), str::to_owned);
-        s.members.push(Member { name, thread: None, status: Status::Runnable, what: "start", at: None });
+        s.members.push(Member {
+            name,
+            thread: None,
+            status: Status::Runnable,
+            what: "start",
+            at: None,
+            timed_out: false,
+            token: false,
+        });
         s.members.len() - 1
     }
 
@@ -173,8 +198,8 @@ impl Scheduler {
     }
 
     /// Member `me` passes a point: the chooser picks who runs next, and `me` waits unless it
-    /// is picked.
-    pub fn step(&self, me: usize, step: Step, what: &'static str, at: &'static Location<'static>) {
+    /// is picked. Whether a timed wait (`BlockedTimed`) ran out of time.
+    pub fn step(&self, me: usize, step: Step, what: &'static str, at: &'static Location<'static>) -> bool {
         let mut s = self.lock();
         if s.end.is_some() {
             drop(s);
@@ -193,14 +218,15 @@ impl Scheduler {
             }
         }
         s.steps += 1;
-        if step != Step::Blocked {
+        let blocked = matches!(step, Step::Blocked | Step::BlockedTimed);
+        if !blocked {
             s.progress += 1;
         }
         let m = &mut s.members[me];
-        (m.what, m.at) = (what, Some(at));
-        if step == Step::Blocked {
+        (m.what, m.at, m.timed_out) = (what, Some(at), false);
+        if blocked {
             let since = s.progress;
-            s.members[me].status = Status::Blocked { since };
+            s.members[me].status = Status::Blocked { since, timed: step == Step::BlockedTimed };
         }
         if s.steps > s.max_steps {
             let why = format!("it took more than {} steps; still running:{}", s.max_steps, s.describe());
@@ -215,6 +241,20 @@ impl Scheduler {
         if next != Some(me) {
             self.wait_turn(me);
         }
+        self.lock().members[me].timed_out
+    }
+
+    /// An unpark of the member running on thread `target`: its next park returns at once.
+    pub fn unpark(&self, target: std::thread::ThreadId) {
+        let mut s = self.lock();
+        if let Some(m) = s.members.iter_mut().find(|m| m.thread.as_ref().is_some_and(|t| t.id() == target)) {
+            m.token = true;
+        }
+    }
+
+    /// Takes member `me`'s unpark token, if it has one.
+    pub fn take_token(&self, me: usize) -> bool {
+        std::mem::take(&mut self.lock().members[me].token)
     }
 
     /// Member `me` ends: the turn goes on, and the iteration finishes with the last member.
@@ -246,6 +286,18 @@ impl Scheduler {
             s.turn_since = Instant::now();
             return None;
         }
+        // No thread can run: time passes, and the timed waits run out.
+        let candidates = if candidates.is_empty() {
+            let timed: Vec<usize> = (0..s.members.len())
+                .filter(|&i| matches!(s.members[i].status, Status::Blocked { timed: true, .. }))
+                .collect();
+            for &i in &timed {
+                s.members[i].timed_out = true;
+            }
+            timed
+        } else {
+            candidates
+        };
         if candidates.is_empty() {
             s.turn = None;
             if s.members.iter().all(|m| m.status == Status::Done) {

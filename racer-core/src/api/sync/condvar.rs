@@ -39,7 +39,7 @@ impl Condvar {
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
         let site = Location::caller();
         if schedule::in_model() {
-            return Condvar::wait_in_model(guard, site);
+            return map_lock_result(Condvar::wait_in_model(guard, site, false), |(g, _)| g);
         }
         let (lock, mut inner, at) = guard.release();
         let waiting = deadlock::wait(Wait::Condvar, site);
@@ -64,11 +64,17 @@ impl Condvar {
     fn wait_in_model<'a, T>(
         guard: MutexGuard<'a, T>,
         site: &'static Location<'static>,
-    ) -> LockResult<MutexGuard<'a, T>> {
+        timed: bool,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
         let (lock, inner, at) = guard.release();
         drop(inner);
-        schedule::blocked("waiting on a Condvar", site);
-        lock.relock_in_model(at, site)
+        let timed_out = if timed {
+            schedule::blocked_timed("waiting on a Condvar", site)
+        } else {
+            schedule::blocked("waiting on a Condvar", site);
+            false
+        };
+        map_lock_result(lock.relock_in_model(at, site), |g| (g, WaitTimeoutResult(timed_out)))
     }
 
     #[track_caller]
@@ -90,8 +96,7 @@ impl Condvar {
         dur: Duration,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
         if schedule::in_model() {
-            let woke = Condvar::wait_in_model(guard, Location::caller());
-            return map_lock_result(woke, |g| (g, WaitTimeoutResult(false)));
+            return Condvar::wait_in_model(guard, Location::caller(), true);
         }
         let (lock, inner, at) = guard.release();
         map_lock_result(self.inner.wait_timeout(inner, dur), |(g, r)| {

@@ -333,18 +333,22 @@ impl<T> Receiver<T> {
     pub fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
         let at = Location::caller();
         schedule::point("receiving", at);
-        // Inside a model, a wait is the other threads' turns, not real time: one try, one
-        // round of theirs, one more try.
+        // Inside a model time is the scheduler's: the wait times out only when no other
+        // thread can run.
         let received = if schedule::in_model() {
-            match self.inner.try_recv() {
-                Err(TryRecvError::Empty) => {
-                    schedule::blocked("receiving", at);
-                    self.inner.try_recv().map_err(|e| match e {
-                        TryRecvError::Empty => RecvTimeoutError::Timeout,
-                        TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-                    })
+            loop {
+                match self.inner.try_recv() {
+                    Ok(m) => break Ok(m),
+                    Err(TryRecvError::Disconnected) => break Err(RecvTimeoutError::Disconnected),
+                    Err(TryRecvError::Empty) => {
+                        if schedule::blocked_timed("receiving", at) {
+                            break self.inner.try_recv().map_err(|e| match e {
+                                TryRecvError::Empty => RecvTimeoutError::Timeout,
+                                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+                            });
+                        }
+                    }
                 }
-                r => r.map_err(|_| RecvTimeoutError::Disconnected),
             }
         } else {
             self.inner.recv_timeout(timeout)
