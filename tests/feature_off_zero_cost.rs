@@ -15,7 +15,7 @@ fn same_type<A: ?Sized + 'static, B: ?Sized + 'static>() -> bool {
 
 #[test]
 fn wrappers_are_std_items() {
-    assert!(!racer::ENABLED);
+    const { assert!(!racer::ENABLED) };
     assert!(same_type::<racer::sync::Mutex<u32>, std::sync::Mutex<u32>>());
     assert!(same_type::<racer::sync::MutexGuard<'static, u32>, std::sync::MutexGuard<'static, u32>>());
     assert!(same_type::<racer::sync::Condvar, std::sync::Condvar>());

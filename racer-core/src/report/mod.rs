@@ -13,6 +13,8 @@ pub use check_report::Report;
 #[allow(unused_imports)]
 pub(crate) use deadlock::deadlock_json;
 pub use deadlock::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
+// The feature-off build includes this module without the model runner that uses it.
+#[allow(unused_imports)]
 pub(crate) use frame::json_string;
 pub use frame::Frame;
 #[allow(unused_imports)]

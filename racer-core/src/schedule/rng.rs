@@ -7,7 +7,7 @@ pub struct Rng(u64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x5EED_0F_4ACE5)
+        Rng(seed ^ 0x05EE_D0F4_ACE5)
     }
 
     pub fn next_u64(&mut self) -> u64 {

@@ -10,7 +10,7 @@
 //! - [`ignore_accesses`]: a scope whose `Shared` and raw accesses are neither checked nor
 //!   remembered.
 //! - [`benign`] / [`benign_range`]: races on this cell or these bytes are known and accepted.
-//! - [`read`] / [`write`] / [`forget`]: checked accesses of raw memory, 8-byte granules.
+//! - [`read`] / [`write`](fn@write) / [`forget`]: checked accesses of raw memory, 8-byte granules.
 //!
 //! With the `race-detect` feature off every function here is an empty `#[inline]` one.
 
@@ -100,7 +100,7 @@ pub fn benign<T: ?Sized>(cell: &Shared<T>) {
 }
 
 /// Marks races on the `len` bytes at `addr` benign (TSan's `AnnotateBenignRaceSized`): raw
-/// memory checked with [`read`]/[`write`], or the value of a `Shared` cell. Lasts until
+/// memory checked with [`read`]/[`write`](fn@write), or the value of a `Shared` cell. Lasts until
 /// [`forget`] of the range.
 #[inline]
 pub fn benign_range(addr: impl Address, len: usize) {

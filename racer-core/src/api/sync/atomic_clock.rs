@@ -123,7 +123,7 @@ mod tests {
     fn the_value_version_and_words_of_an_atomic_share_one_cache_line() {
         assert_eq!(std::mem::align_of::<crate::sync::atomic::AtomicUsize>(), 64);
         // The value, the version, where it was made, then the words.
-        assert!(8 + 8 + 8 + WORDS * 8 <= 64);
+        const { assert!(8 + 8 + 8 + WORDS * 8 <= 64) };
     }
 
     #[test]
@@ -140,7 +140,7 @@ mod tests {
             assert!(c.is_wide());
             c.store(&b, true);
             assert_eq!(c.to_vector().epochs(), &[2, 3, 0, 0, 0, 0, 0, 0, 0, 4]);
-            assert!(WORDS < 9, "slot 9 is beyond the words");
+            const { assert!(WORDS < 9, "slot 9 is beyond the words") };
             c.store(&b, false);
             assert!(!c.is_wide());
             assert_eq!(c.to_vector().epochs(), &[2, 1]);
