@@ -151,9 +151,11 @@ impl Ending {
 /// state is being torn down) and what the child's join handle needs.
 fn fork(name: Option<String>, site: &'static Location<'static>) -> (Seeds, Ending) {
     let spawned_at = stack::capture();
-    let ticket = schedule::spawning(name.as_deref());
-    let seed = with_current(|t| t.fork(name, spawned_at, site)).flatten();
+    let seed = with_current(|t| t.fork(name.clone(), spawned_at, site)).flatten();
     let who = seed.as_ref().map(ChildSeed::info);
+    // Named in the model as reports name it.
+    let label = name.or_else(|| who.as_ref().map(|w| format!("T{}", w.serial)));
+    let ticket = schedule::spawning(label.as_deref());
     (Seeds { seed, ticket }, Ending { exit: Arc::new(SyncClock::new()), done: Arc::default(), who })
 }
 
