@@ -64,6 +64,13 @@ struct Member {
     token: bool,
 }
 
+impl Member {
+    /// A runnable member whose thread has not started yet.
+    fn new(name: String) -> Member {
+        Member { name, thread: None, status: Status::Runnable, what: "start", at: None, timed_out: false, token: false }
+    }
+}
+
 /// How an iteration ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum End {
@@ -144,18 +151,9 @@ impl Scheduler {
     pub fn new(strategy: Strategy, seed: u64, max_steps: u64, root: String) -> Scheduler {
         let mut chooser = Chooser::new(strategy, seed);
         chooser.add_thread();
-        let root = Member {
-            name: root,
-            thread: None,
-            status: Status::Runnable,
-            what: "start",
-            at: None,
-            timed_out: false,
-            token: false,
-        };
         Scheduler {
             state: Mutex::new(State {
-                members: vec![root],
+                members: vec![Member::new(root)],
                 turn: Some(0),
                 chooser,
                 steps: 0,
@@ -179,15 +177,7 @@ impl Scheduler {
         let mut s = self.lock();
         s.chooser.add_thread();
         let name = name.map_or_else(|| format!("thread {}", s.members.len()), str::to_owned);
-        s.members.push(Member {
-            name,
-            thread: None,
-            status: Status::Runnable,
-            what: "start",
-            at: None,
-            timed_out: false,
-            token: false,
-        });
+        s.members.push(Member::new(name));
         s.members.len() - 1
     }
 

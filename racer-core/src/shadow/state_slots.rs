@@ -146,7 +146,8 @@ fn alloc_slot() -> NonNull<StateSlot> {
         return slot;
     }
     // A new chunk, never freed: its slots only ever move between free lists and cells.
-    let chunk: &'static mut [MaybeUninit<StateSlot>] = Box::leak((0..SLOTS_PER_CHUNK).map(|_| MaybeUninit::uninit()).collect());
+    let chunk: &'static mut [MaybeUninit<StateSlot>] =
+        Box::leak((0..SLOTS_PER_CHUNK).map(|_| MaybeUninit::uninit()).collect());
     // Pushed in reverse, so popped in `handout_order`.
     for i in handout_order().skip(1).rev() {
         shared.push(NonNull::from(&mut chunk[i]).cast());
