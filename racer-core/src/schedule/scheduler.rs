@@ -16,8 +16,10 @@ use std::time::{Duration, Instant};
 use super::strategy::{Chooser, Strategy};
 
 /// How long the turn may stay with a thread that does not come back to a point before it is
-/// deemed outside racer's view and the turn moves on (never while racer resolves a report's
-/// stacks: `base::own_work`).
+/// deemed outside racer's view and the turn moves on: only a thread the OS has put to sleep
+/// (blocked in a lock racer cannot see, I/O, a sleep; on Linux its task state says so), never
+/// one that runs or waits for a core (a busy CI machine), and never while racer resolves a
+/// report's stacks (`base::own_work`).
 const OUTSIDE_AFTER: Duration = Duration::from_millis(100);
 
 /// How often a waiting member looks whether the holder went outside.
@@ -62,12 +64,23 @@ struct Member {
     timed_out: bool,
     /// An unpark not yet consumed by a park (std's token).
     token: bool,
+    /// Its OS thread id, where the platform tells it (Linux: `/proc/thread-self`).
+    tid: Option<u32>,
 }
 
 impl Member {
     /// A runnable member whose thread has not started yet.
     fn new(name: String) -> Member {
-        Member { name, thread: None, status: Status::Runnable, what: "start", at: None, timed_out: false, token: false }
+        Member {
+            name,
+            thread: None,
+            status: Status::Runnable,
+            what: "start",
+            at: None,
+            timed_out: false,
+            token: false,
+            tid: None,
+        }
     }
 }
 
@@ -105,6 +118,16 @@ struct State {
 pub struct Scheduler {
     state: Mutex<State>,
     ended: Condvar,
+}
+
+/// Whether the OS has the thread `tid` asleep (its task state `S` or `D`); without a way to
+/// tell, whether it may be.
+fn asleep(tid: Option<u32>) -> bool {
+    let Some(tid) = tid else { return true };
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")) else { return true };
+    // "tid (name) S ...": the name may hold spaces and parentheses, the state follows the last ')'.
+    let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next());
+    matches!(state, Some('S' | 'D') | None)
 }
 
 fn park_forever() -> ! {
@@ -183,7 +206,11 @@ impl Scheduler {
 
     /// Member `me`'s thread starts: it waits for its turn.
     pub fn start(&self, me: usize) {
-        self.lock().members[me].thread = Some(std::thread::current());
+        let tid = std::fs::read_link("/proc/thread-self").ok().and_then(|p| p.file_name()?.to_str()?.parse().ok());
+        let mut s = self.lock();
+        s.members[me].thread = Some(std::thread::current());
+        s.members[me].tid = tid;
+        drop(s);
         self.wait_turn(me);
     }
 
@@ -334,6 +361,7 @@ impl Scheduler {
                 if s.turn_since.elapsed() >= OUTSIDE_AFTER
                     && s.members[holder].status == Status::Runnable
                     && !crate::base::own_work::in_progress()
+                    && asleep(s.members[holder].tid)
                 {
                     let h = &s.members[holder];
                     let note = match h.at {
