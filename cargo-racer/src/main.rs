@@ -341,9 +341,9 @@ fn loom_dependency(package: &serde_json::Value) -> Option<(String, String)> {
     Some((name, dep["req"].as_str().unwrap_or("*").to_owned()))
 }
 
-/// Whether a version requirement of `loom` admits 0.7.99 (loom 0.7's API, which the stand-in
-/// has): `0.7`, `^0.7.2`, `~0.7`, `>=0.7`, `*`.
-fn admits_0_7(req: &str) -> bool {
+/// Whether a version requirement of `loom` admits 0.`minor`.99 (a stand-in's version): for
+/// 0.7, `0.7`, `^0.7.2`, `~0.7`, `>=0.7`, `*`.
+fn admits(req: &str, wanted: u32) -> bool {
     req.split(',').all(|part| {
         let p = part.trim();
         if p == "*" {
@@ -353,12 +353,12 @@ fn admits_0_7(req: &str) -> bool {
         let mut nums = v.split('.');
         let (major, minor) = (nums.next(), nums.next());
         if p.starts_with('>') {
-            return major == Some("0") && minor.map_or(true, |m| m.parse::<u32>().map_or(true, |m| m <= 7));
+            return major == Some("0") && minor.map_or(true, |m| m.parse::<u32>().map_or(true, |m| m <= wanted));
         }
         if p.starts_with('<') {
             return true;
         }
-        major == Some("0") && minor.map_or(true, |m| m == "7" || m == "*")
+        major == Some("0") && minor.map_or(true, |m| m == "*" || m.parse() == Ok(wanted))
     })
 }
 
@@ -402,7 +402,9 @@ fn rustflags_with(cfgs: &[String]) -> (&'static str, String) {
 fn locks_real_loom(lock: &[u8]) -> bool {
     let text = String::from_utf8_lossy(lock);
     let lines: Vec<&str> = text.lines().collect();
-    lines.windows(2).any(|w| w[0].trim() == "name = \"loom\"" && w[1].trim() != "version = \"0.7.99\"")
+    lines.windows(2).any(|w| {
+        w[0].trim() == "name = \"loom\"" && !matches!(w[1].trim(), "version = \"0.7.99\"" | "version = \"0.5.99\"")
+    })
 }
 
 /// A loom item that the compile errors in `stderr` say racer's stand-in lacks.
@@ -547,12 +549,16 @@ fn run(args: &Args) -> Result<ExitCode, String> {
                 if ws.selected.len() > 1 { "their" } else { "its" },
             ));
         };
-        if !admits_0_7(&req) {
-            return Err(format!(
-                "--loom: `{pkg}` depends on loom `{req}`; racer's loom stand-in is loom 0.7's API (version 0.7.99) and replaces loom 0.7 only"
-            ));
-        }
-        let compat = loom_compat_path()?;
+        // loom 0.7's stand-in, or for a crate that pins loom 0.5 the same under 0.5's version.
+        let compat = match (admits(&req, 7), admits(&req, 5)) {
+            (true, _) => loom_compat_path()?,
+            (false, true) => loom_compat_path()?.join("v05"),
+            (false, false) => {
+                return Err(format!(
+                    "--loom: `{pkg}` depends on loom `{req}`; racer's loom stand-ins replace loom 0.7 (version 0.7.99) and 0.5 (0.5.99) only"
+                ))
+            }
+        };
         let cfgs = if args.cfgs.is_empty() { vec!["loom".to_owned()] } else { args.cfgs.clone() };
         let (var, flags) = rustflags_with(&cfgs);
         if var == "CARGO_ENCODED_RUSTFLAGS" {
@@ -641,7 +647,9 @@ fn run(args: &Args) -> Result<ExitCode, String> {
                 missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
             );
         }
-        if err_text.contains("Patch `loom v0.7.99") && err_text.contains("was not used in the crate graph") {
+        if (err_text.contains("Patch `loom v0.7.99") || err_text.contains("Patch `loom v0.5.99"))
+            && err_text.contains("was not used in the crate graph")
+        {
             eprintln!("cargo racer: cargo did not use racer's loom stand-in (see cargo's warning above): nothing here was checked by racer");
         }
     }
@@ -700,10 +708,16 @@ mod tests {
     #[test]
     fn version_requirements() {
         for ok in ["0.7", "^0.7.2", "~0.7", "=0.7.2", "*", ">=0.5", ">=0.7, <0.8"] {
-            assert!(admits_0_7(ok), "{ok}");
+            assert!(admits(ok, 7), "{ok}");
         }
         for bad in ["0.5", "^0.6", "1.0", ">=0.8"] {
-            assert!(!admits_0_7(bad), "{bad}");
+            assert!(!admits(bad, 7), "{bad}");
+        }
+        for ok in ["0.5", "^0.5.6", "~0.5", "=0.5.6"] {
+            assert!(admits(ok, 5), "{ok}");
+        }
+        for bad in ["0.7", "^0.6", "0.4"] {
+            assert!(!admits(bad, 5), "{bad}");
         }
     }
 
@@ -735,6 +749,7 @@ error[E0425]: cannot find type `Notify` in module `loom::sync`
     fn a_lock_file_pinning_real_loom_is_noticed() {
         assert!(locks_real_loom(b"[[package]]\nname = \"loom\"\nversion = \"0.7.2\"\n"));
         assert!(!locks_real_loom(b"[[package]]\nname = \"loom\"\nversion = \"0.7.99\"\n"));
+        assert!(!locks_real_loom(b"[[package]]\nname = \"loom\"\nversion = \"0.5.99\"\n"));
         assert!(!locks_real_loom(b"[[package]]\nname = \"loomy\"\nversion = \"0.7.2\"\n"));
     }
 

@@ -57,13 +57,15 @@ pub mod thread;
 
 pub use std::thread_local;
 
+mod lazy;
+
 /// loom's `lazy_static!`: each `static ref NAME: T = init;` is a static that derefs to a `T`
-/// made by `init` on first use (racer's `LazyLock`, whose initialisation happens before every
-/// use).
+/// made by `init` on first use, as in loom once per model iteration (outside a model, once),
+/// and whose initialisation happens before every use.
 #[macro_export]
 macro_rules! lazy_static {
     ($(#[$attr:meta])* $vis:vis static ref $name:ident : $t:ty = $init:expr; $($rest:tt)*) => {
-        $(#[$attr])* $vis static $name: $crate::__private::LazyLock<$t> = $crate::__private::LazyLock::new(|| $init);
+        $(#[$attr])* $vis static $name: $crate::__private::PerIteration<$t> = $crate::__private::PerIteration::new(|| $init);
         $crate::lazy_static!($($rest)*);
     };
     () => {};
@@ -71,7 +73,7 @@ macro_rules! lazy_static {
 
 #[doc(hidden)]
 pub mod __private {
-    pub use racer::sync::LazyLock;
+    pub use crate::lazy::PerIteration;
 }
 
 /// Runs `f` under racer's controlled schedules (see [`model::Builder`]), as loom's `model`

@@ -203,3 +203,19 @@ fn local_key_is_the_type_of_thread_locals() {
     key.with(|c| c.set(c.get() + 1));
     assert_eq!(COUNTER.with(std::cell::Cell::get), 1);
 }
+
+loom::lazy_static! {
+    static ref PER_ITERATION: loom::sync::atomic::AtomicUsize = loom::sync::atomic::AtomicUsize::new(0);
+}
+
+#[test]
+fn lazy_statics_are_fresh_in_every_iteration() {
+    let mut b = loom::model::Builder::new();
+    b.max_permutations = Some(20);
+    b.check(|| {
+        // As in loom: each execution starts from the static's initial value.
+        assert_eq!(PER_ITERATION.fetch_add(1, Ordering::Relaxed), 0);
+        let t = thread::spawn(|| PER_ITERATION.fetch_add(1, Ordering::Relaxed));
+        assert_eq!(t.join().unwrap() + PER_ITERATION.load(Ordering::Relaxed), 3);
+    });
+}

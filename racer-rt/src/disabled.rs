@@ -29,6 +29,11 @@ pub mod sync {
 pub mod model {
     pub use crate::explore_settings::{Builder, Strategy};
 
+    /// The model iteration the calling thread runs in: never one in this build.
+    pub fn current_iteration() -> Option<u64> {
+        None
+    }
+
     impl Builder {
         /// Runs `f` once: this build has no scheduler.
         pub fn check<F>(&self, f: F)

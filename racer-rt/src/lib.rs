@@ -44,7 +44,7 @@ pub mod lock_api {
 /// seed, replay), as loom's `model::Builder`.
 #[cfg(feature = "race-detect")]
 pub mod model {
-    pub use racer_core::explore::{Builder, Strategy};
+    pub use racer_core::explore::{current_iteration, Builder, Strategy};
 }
 #[cfg(not(feature = "race-detect"))]
 pub use disabled::model;

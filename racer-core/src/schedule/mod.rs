@@ -137,6 +137,11 @@ pub fn loaded(addr: usize, version: u64, at: &'static Location<'static>) {
     }
 }
 
+/// The number of the model iteration the calling thread runs in (unique in the process), if any.
+pub fn current_iteration() -> Option<u64> {
+    member().map(|(sched, _)| sched.id)
+}
+
 /// A child's place in its parent's model, made by the parent at the spawn. Dropped unused
 /// (the spawn failed), the place is given up, so the model does not wait for it.
 pub struct Ticket {

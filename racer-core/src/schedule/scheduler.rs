@@ -25,6 +25,11 @@ const OUTSIDE_AFTER: Duration = Duration::from_millis(100);
 /// How often a waiting member looks whether the holder went outside.
 const TICK: Duration = Duration::from_millis(10);
 
+/// Rounds in which every member was blocked, each after a `TICK` of letting them retry, before
+/// the iteration is a deadlock: a thread outside the model (an exiting thread's thread-local
+/// destructors, a thread racer did not spawn) may hold what they wait for a moment.
+const STALL_ROUNDS: u32 = 3;
+
 /// What a thread does at a point.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Step {
@@ -112,13 +117,19 @@ struct State {
     outside: Vec<String>,
     /// A hash of the sequence of choices (distinct schedules are counted by it).
     hash: u64,
+    /// Rounds in a row in which every member was blocked (see `STALL_ROUNDS`).
+    stalls: u32,
 }
 
 /// The scheduler of one iteration, shared by its members.
 pub struct Scheduler {
+    /// The iteration's number in the process, never reused.
+    pub id: u64,
     state: Mutex<State>,
     ended: Condvar,
 }
+
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Whether the OS has the thread `tid` asleep (its task state `S` or `D`); without a way to
 /// tell, whether it may be.
@@ -175,6 +186,7 @@ impl Scheduler {
         let mut chooser = Chooser::new(strategy, seed);
         chooser.add_thread();
         Scheduler {
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             state: Mutex::new(State {
                 members: vec![Member::new(root)],
                 turn: Some(0),
@@ -186,6 +198,7 @@ impl Scheduler {
                 end: None,
                 outside: Vec::new(),
                 hash: 0xcbf2_9ce4_8422_2325,
+                stalls: 0,
             }),
             ended: Condvar::new(),
         }
@@ -238,6 +251,7 @@ impl Scheduler {
         let blocked = matches!(step, Step::Blocked | Step::BlockedTimed);
         if !blocked {
             s.progress += 1;
+            s.stalls = 0;
         }
         let m = &mut s.members[me];
         (m.what, m.at, m.timed_out) = (what, Some(at), false);
@@ -320,8 +334,14 @@ impl Scheduler {
             if s.members.iter().all(|m| m.status == Status::Done) {
                 self.finish(s, End::Finished);
             } else if !s.members.iter().any(|m| m.status == Status::Outside) {
-                let why = s.describe();
-                self.finish(s, End::Deadlock(why));
+                if s.stalls < STALL_ROUNDS {
+                    // Nobody holds the turn for a tick; then a blocked member retries.
+                    s.stalls += 1;
+                    s.turn_since = Instant::now();
+                } else {
+                    let why = s.describe();
+                    self.finish(s, End::Deadlock(why));
+                }
             }
             return None;
         }
@@ -352,10 +372,28 @@ impl Scheduler {
             }
             // Nobody holds the turn while a thread is outside racer's view: the threads that can
             // run take it back after a tick (a spinner that gave it up to wait for the outsider).
-            if s.turn.is_none() && s.turn_since.elapsed() >= TICK && s.candidates(me, false).contains(&me) {
-                s.turn = Some(me);
-                s.turn_since = Instant::now();
-                return;
+            if s.turn.is_none() && s.turn_since.elapsed() >= TICK {
+                // After a stall, the chooser's pick of the blocked members retries; else a
+                // member that can run takes the turn back.
+                let pick = if s.stalls > 0 {
+                    let blocked: Vec<usize> = (0..s.members.len())
+                        .filter(|&i| matches!(s.members[i].status, Status::Blocked { .. }))
+                        .collect();
+                    (!blocked.is_empty()).then(|| s.chooser.choose(&blocked))
+                } else {
+                    s.candidates(me, false).contains(&me).then_some(me)
+                };
+                if let Some(next) = pick {
+                    s.members[next].status = Status::Runnable;
+                    s.turn = Some(next);
+                    s.turn_since = Instant::now();
+                    if next == me {
+                        return;
+                    }
+                    if let Some(t) = &s.members[next].thread {
+                        t.unpark();
+                    }
+                }
             }
             if let Some(holder) = s.turn {
                 if s.turn_since.elapsed() >= OUTSIDE_AFTER

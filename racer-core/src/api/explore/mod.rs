@@ -246,6 +246,12 @@ where
     Ran { report, end, panic, steps, hash, outside }
 }
 
+/// The number of the model iteration the calling thread runs in, unique in the process; `None`
+/// outside a model. For state that a model keeps per iteration, as loom's `lazy_static!` does.
+pub fn current_iteration() -> Option<u64> {
+    schedule::current_iteration()
+}
+
 /// Runs `f` under controlled schedules with the default [`Builder`], as `loom::model`.
 #[track_caller]
 pub fn model<F>(f: F)
