@@ -21,6 +21,7 @@ pub struct PerIteration<T: 'static> {
 }
 
 impl<T: 'static> PerIteration<T> {
+    /// A static made by `init` in each iteration.
     pub const fn new(init: fn() -> T) -> PerIteration<T> {
         PerIteration { init, outside: OnceLock::new(), iterations: Mutex::new(Vec::new()) }
     }
