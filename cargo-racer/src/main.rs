@@ -9,8 +9,9 @@
 //!   detector is optimised by racer-rt's build script in every profile, and stacks are walked
 //!   without frame pointers.
 //! - With `--loom`, for crates that already have a `cfg(loom)` seam: the crate's tests run on
-//!   racer's loom stand-in (`loom-compat`, a package named `loom` 0.7.99) instead of loom, on
-//!   real threads. The runner adds `--cfg loom` to the rustflags (or, when `--cfg NAME` is given,
+//!   racer's loom stand-in (`loom-compat`, a package named `loom` 0.7.99; for a crate that
+//!   pins loom 0.5, `loom-compat/v05`, the same under 0.5.99) instead of loom, on real threads,
+//!   each `loom::model` exploring schedules. The runner adds `--cfg loom` to the rustflags (or, when `--cfg NAME` is given,
 //!   that cfg instead: `--cfg crossbeam_loom`, `--cfg oneshot_loom`; repeat `--cfg` for several),
 //!   puts the stand-in in place with `--config 'patch.crates-io.loom.path="..."'`, and turns
 //!   racer on through the stand-in's `race-detect` feature
