@@ -1,7 +1,7 @@
 //! Existing loom tests, unchanged, under racer: `cargo racer test --loom` (the `cargo-racer`
 //! binary of this workspace) run as a user runs it in their crate.
 //!
-//! - The loom suites of five published crates, fetched from the crates.io registry at pinned
+//! - The loom suites of six published crates, fetched from the crates.io registry at pinned
 //!   versions by `cargo metadata` on `real-crates/loom-suites` (nothing vendored): each crate's
 //!   registry source is copied to a temporary directory and `cargo racer test --loom ...` runs
 //!   there, on the crate's own tests and source. Every test passes and no race is reported (a
@@ -21,7 +21,9 @@
 //! Children are spawned with their own target directory `<target>/real-crates` (the runner's
 //! build; never this build's lock) and `<target>/real-crates/loom-suites` (the crates' builds,
 //! shared between them and between runs). The first run fetches and builds the crates and their
-//! dev-dependencies (tokio, async-std, criterion: about three minutes on two cores).
+//! dev-dependencies (tokio, async-std, criterion: about three minutes on two cores); tokio's own
+//! suite then builds tokio with its test dependencies (about a minute and a half) and runs its
+//! 117 lib tests in about 35 s.
 //!
 //!     cargo test --features race-detect --test loom_suites -- --nocapture
 
@@ -299,6 +301,24 @@ mod published {
     #[test]
     fn bytes_loom_suite() {
         suite_passes("bytes", &["--loom", "--lib"], 6);
+    }
+
+    /// tokio 1.48.0, loom's largest user, with its CI's flags (`--cfg loom --cfg tokio_unstable`,
+    /// `--lib --features full,test-util`): its lib tests, of which 85 are loom models, the
+    /// runtime's (multi- and current-thread schedulers, blocking pool, join sets, `LocalSet`,
+    /// timers) and the sync primitives' (mpsc, notify, semaphore, oneshot, broadcast, watch,
+    /// rwlock, set_once, atomic_waker, the linked list), and the rest plain unit tests: 117
+    /// under tokio_unstable.
+    /// `runtime::tests::loom_join_set::abort_all_during_completion` asserts, after the model,
+    /// that its executions saw the task both complete and cancelled: the model's schedules
+    /// explore both.
+    #[test]
+    fn tokio_loom_suite() {
+        suite_passes(
+            "tokio",
+            &["--loom", "--cfg", "loom", "--cfg", "tokio_unstable", "--lib", "--features", "full,test-util"],
+            117,
+        );
     }
 
     /// oneshot with its sender's `fetch_add(1, AcqRel)`, which publishes the message, made

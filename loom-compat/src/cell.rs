@@ -2,7 +2,12 @@
 //! under test makes through loom's closure API is checked for data races.
 
 /// loom's `UnsafeCell`: a [`racer::Shared`] under loom's method names. `with` is a checked
-/// read, `with_mut` a checked write; dropping the cell counts as a write.
+/// read, `with_mut` a checked write.
+///
+/// Dropping the cell checks nothing, as in loom (whose cells check `with`/`with_mut` and
+/// their guards only): a cell often goes away after synchronisation racer cannot see, such as
+/// the Acquire fence of the last `std::sync::Arc` drop that loom tests use (tokio's
+/// `loom_atomic_waker`), and a checked drop would report that handover as a race.
 ///
 /// `get` and `get_mut` return loom's `ConstPtr`/`MutPtr` guards; their access is checked
 /// when the guard is made.
@@ -17,11 +22,13 @@ impl<T> UnsafeCell<T> {
         UnsafeCell(racer::Shared::new(value))
     }
 
-    /// Consumes the cell (a write, like dropping it) and returns the value.
+    /// Consumes the cell (a checked write) and returns the value.
     #[track_caller]
     #[inline]
     pub fn into_inner(self) -> T {
-        self.0.into_inner()
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never used or dropped again; the `Shared` is moved out once.
+        unsafe { std::ptr::read(&this.0) }.into_inner()
     }
 }
 
@@ -126,6 +133,14 @@ impl<T: ?Sized> std::fmt::Debug for MutPtr<T> {
 /// loom's `Cell`: a `Cell` is never shared between threads (it is not `Sync`), so it cannot
 /// race; std's.
 pub use std::cell::Cell;
+
+impl<T: ?Sized> Drop for UnsafeCell<T> {
+    /// Forgets the cell's accesses unchecked (see [`UnsafeCell`]); the value is then dropped.
+    #[inline]
+    fn drop(&mut self) {
+        self.0.forget_accesses();
+    }
+}
 
 impl<T> From<T> for UnsafeCell<T> {
     fn from(value: T) -> UnsafeCell<T> {

@@ -39,8 +39,9 @@
 //! guards, `into_inner`), [`cell::Cell`], [`sync::atomic`] with loom's
 //! `with_mut` and `unsync_load`, [`sync`]'s `Arc`, `Mutex`, `Condvar`, `RwLock`, `Barrier`,
 //! `mpsc`, [`thread`], [`hint`], [`alloc`], [`future`], [`model()`] and
-//! [`model::Builder`], `sync::Notify`, `lazy_static!` and `thread::LocalKey`. An item it
-//! lacks is named by `cargo racer test --loom` when a crate's build needs it.
+//! [`model::Builder`], `sync::Notify`, `lazy_static!`, `thread::LocalKey` and its `AccessError`
+//! (in [`thread`] and [`lazy_static`](mod@lazy_static)). An item it lacks is named by
+//! `cargo racer test --loom` when a crate's build needs it.
 //!
 //! [loom]: https://docs.rs/loom/0.7
 
@@ -58,6 +59,13 @@ pub mod thread;
 pub use std::thread_local;
 
 mod lazy;
+
+/// loom's `lazy_static` module (next to the [`lazy_static!`] macro, which is exported at the
+/// crate root): `AccessError`, the error of `LocalKey::try_with`, which here is std's, as
+/// `thread_local!` and [`thread::LocalKey`] are.
+pub mod lazy_static {
+    pub use std::thread::AccessError;
+}
 
 /// loom's `lazy_static!`: each `static ref NAME: T = init;` is a static that derefs to a `T`
 /// made by `init` on first use, as in loom once per model iteration (outside a model, once),

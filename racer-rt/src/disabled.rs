@@ -113,6 +113,10 @@ impl<T: ?Sized> Shared<T> {
     pub fn get_mut(&mut self) -> &mut T {
         self.value.get_mut()
     }
+
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn forget_accesses(&mut self) {}
 }
 
 impl<T: Default> Default for Shared<T> {

@@ -64,6 +64,16 @@ impl<T: ?Sized> Shared<T> {
         self.value.get() as *const u8 as usize
     }
 
+    /// Frees the cell's shadow state without checking a write against it, as the cell goes
+    /// away: its drop then finds nothing to race with. For racer's loom stand-in, whose
+    /// `UnsafeCell` drop is unchecked, as loom's is; call it only from a drop.
+    #[doc(hidden)]
+    #[track_caller]
+    pub fn forget_accesses(&mut self) {
+        let _ignoring = crate::runtime::ignore::IgnoreScope::enter();
+        self.last_write(Location::caller());
+    }
+
     /// The final write of a cell that is going away; frees its shadow state.
     fn last_write(&mut self, site: &'static Location<'static>) {
         let value = self.value.get() as *const u8 as usize;
