@@ -71,7 +71,7 @@ fn a_race_gives_status_66_a_full_report_and_a_summary() {
     );
     // Neither thread synchronised through racer after its start: the report says what racer
     // cannot see.
-    assert!(r.contains("synchronised through nothing racer sees between its start and this access"), "{r}");
+    assert!(r.contains("synchronised through nothing racer sees between its start and its write"), "{r}");
     assert!(
         r.contains(
             "  Thread 'second' spawned at:\n    #0 racer_fixture::unordered  tests/fixtures/racy_program.rs:43:"

@@ -144,8 +144,13 @@ impl SyncEventId {
         tag.checked_sub(1).map(|i| SyncEventId(i as u32))
     }
 
+    /// The event this id names.
+    pub fn event(self) -> SyncEvent {
+        EVENTS.read()[self.0 as usize]
+    }
+
     pub fn describe(self) -> String {
-        let e = EVENTS.read()[self.0 as usize];
+        let e = self.event();
         match e.created {
             Some(created) => format!("{} {} (created at {}) at {}", e.op, e.object, created, e.at),
             None => format!("{} {} at {}", e.op, e.object, e.at),

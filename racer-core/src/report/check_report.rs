@@ -47,10 +47,13 @@ impl Report {
     ///   after_sync  the thread's last synchronisation before the access, e.g.
     ///               "locking Mutex (created at src/q.rs:12:5) at src/q.rs:40:9", or null
     ///   frames      [{"function", "file" (or null), "line" (or null)}], innermost first,
-    ///               racer's own frames left out, at most `history` of them
+    ///               racer's own frames and those `#[racer::test]`, libtest and loom's
+    ///               `model` generated left out, at most `history` of them
     ///   spawned_at  the frames of the spawn that made the thread, or null for threads
     ///               racer did not spawn
     ///   foreign_thread  true for a thread racer did not start, other than the main thread
+    ///   test_thread     true for the test harness's thread running a test (named after it)
+    /// hints       the report's lines on why the accesses are unordered (`Race::hints`)
     /// ```
     ///
     /// With `RACER_OPTIONS=report=json`, races found outside `check` are written one such race

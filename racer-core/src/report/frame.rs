@@ -29,6 +29,65 @@ impl fmt::Display for Frame {
     }
 }
 
+/// Whether `frames` (a thread's stack, its outermost frame last) are those of the test
+/// harness's thread running the test `name`: libtest names the thread after the test and calls
+/// the test function `krate::name` from a closure of its own, `krate::name::{{closure}}`, the
+/// thread's outermost frame of the test's crate.
+#[allow(dead_code)] // in the feature-off build, which makes no report
+pub(crate) fn runs_test(name: &str, frames: &[Frame]) -> bool {
+    let [.., test_fn, harness] = frames else { return false };
+    let is_path = |p: &str| {
+        p.split("::").all(|id| {
+            id.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                && id.chars().all(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    let Some((krate, path)) = test_fn.function.split_once("::") else { return false };
+    is_path(name)
+        && is_path(krate)
+        && path == name
+        && harness.function.strip_prefix(test_fn.function.as_str()) == Some("::{{closure}}")
+}
+
+/// The name `#[racer::test]` gives the test's body, a function inside the test's.
+#[allow(dead_code)]
+const TEST_BODY: &str = "::__racer_test_body";
+
+/// Leaves out of `frames` (outermost last) those the test's scaffolding made, and names the
+/// test's body after the test: `#[racer::test]` runs the body `krate::name::__racer_test_body`
+/// from a closure `krate::name::{{closure}}` passed to `racer::check`, inside the generated
+/// `krate::name`; libtest calls `krate::name` from its closure `krate::name::{{closure}}`;
+/// loom's `model` (racer's stand-in) runs the user's closure.
+#[allow(dead_code)] // in the feature-off build, which makes no report
+pub(crate) fn hide_generated(frames: &mut Vec<Frame>) {
+    frames.retain(|f| !(f.function.starts_with("loom::model") || f.function.starts_with("<loom::model")));
+    let body = frames.iter().position(|f| f.function.contains(TEST_BODY));
+    if let Some(body) = body {
+        let test = frames[body].function[..frames[body].function.find(TEST_BODY).unwrap_or(0)].to_string();
+        let generated = |f: &Frame| f.function == test || f.function.starts_with(&format!("{test}::{{{{closure}}}}"));
+        let mut i = body + 1;
+        while i < frames.len() {
+            if generated(&frames[i]) {
+                frames.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        let body_path = format!("{test}{TEST_BODY}");
+        for f in frames.iter_mut() {
+            if f.function.starts_with(&body_path) {
+                f.function = format!("{test}{}", &f.function[body_path.len()..]);
+            }
+        }
+    }
+    // libtest's closure around a plain test: `krate::name::{{closure}}` right outside `krate::name`.
+    if let [.., test_fn, harness] = frames.as_slice() {
+        if harness.function.strip_prefix(test_fn.function.as_str()) == Some("::{{closure}}") {
+            frames.pop();
+        }
+    }
+}
+
 pub(crate) fn write_frames(f: &mut fmt::Formatter<'_>, frames: &[Frame]) -> fmt::Result {
     if frames.is_empty() {
         return writeln!(f, "    <no frames: build with debug info to see them>");

@@ -17,6 +17,11 @@ pub use deadlock::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, Lo
 #[allow(unused_imports)]
 pub(crate) use frame::json_string;
 pub use frame::Frame;
+// Used by the detector only, not by the feature-off build, which makes no report.
+#[allow(unused_imports)]
+pub(crate) use frame::{hide_generated, runs_test};
 #[allow(unused_imports)]
 pub(crate) use race::race_json;
+#[allow(unused_imports)]
+pub(crate) use race::LastSync;
 pub use race::{Access, AccessKind, Race, RaceKind};

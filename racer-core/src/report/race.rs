@@ -53,6 +53,16 @@ impl AccessKind {
     }
 }
 
+/// The parts of a thread's last synchronisation before an access, for the report's hints:
+/// "`op` `object` (created at `created`) at `at`".
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LastSync {
+    pub(crate) op: &'static str,
+    pub(crate) object: &'static str,
+    pub(crate) created: Option<&'static Location<'static>>,
+    pub(crate) at: &'static Location<'static>,
+}
+
 /// One of the two accesses of a race.
 #[derive(Debug, Clone)]
 pub struct Access {
@@ -64,10 +74,14 @@ pub struct Access {
     pub(crate) frames: Vec<Frame>,
     /// The last synchronisation the thread performed before this access, if any.
     pub(crate) after_sync: Option<String>,
+    /// The same, in parts.
+    pub(crate) last_sync: Option<LastSync>,
     /// Where the thread was spawned (absent for threads racer did not spawn).
     pub(crate) spawned_at: Option<Vec<Frame>>,
     /// The thread was not started by racer (and is not the main thread).
     pub(crate) foreign_thread: bool,
+    /// The thread is the test harness's thread of a test (named after the test, which it runs).
+    pub(crate) test_thread: bool,
 }
 
 impl Access {
@@ -103,7 +117,26 @@ impl Access {
     /// Whether the thread's only synchronisation racer saw before the access is its start: a
     /// report then often comes from synchronisation racer cannot see.
     fn synchronised_only_at_start(&self) -> bool {
-        self.after_sync.as_deref().map_or(true, |sync| sync.starts_with("starting from spawn"))
+        self.last_sync.map_or(true, |sync| sync.op == "starting from")
+    }
+
+    /// Whether the thread's last synchronisation before the access is one that could have
+    /// ordered it with another thread's access: anything but its start and spawning a thread
+    /// (a spawn orders only what came before it, and the access came after).
+    fn synchronised_through_racer(&self) -> bool {
+        self.last_sync.is_some_and(|sync| !matches!(sync.op, "starting from" | "spawning"))
+    }
+
+    /// The lock the thread held at the access: its last synchronisation before it took a lock
+    /// (and so let go of none since).
+    fn lock_held(&self) -> Option<LastSync> {
+        self.last_sync.filter(|sync| matches!(sync.op, "locking" | "read-locking" | "write-locking"))
+    }
+
+    /// Whether the thread is the test harness's thread running a test: libtest names it after
+    /// the test, which it runs.
+    pub fn is_test_thread(&self) -> bool {
+        self.test_thread
     }
 
     /// The stack of the thread's spawn, for threads spawned through racer.
@@ -183,6 +216,81 @@ impl Race {
     pub fn address(&self) -> usize {
         self.address
     }
+
+    /// What the report says of why the two accesses are unordered, one line each, from what
+    /// racer saw of both threads: a lock one side held and the other did not, a thread racer
+    /// did not start, or a thread that synchronised through nothing racer sees. Each is said
+    /// only when racer's view makes it true.
+    pub fn hints(&self) -> Vec<String> {
+        let mut hints = Vec::new();
+        let pair = [(&self.current, &self.previous), (&self.previous, &self.current)];
+        for (access, other) in pair {
+            let thread = capitalised(&access.thread_label());
+            if access.foreign_thread && !access.test_thread {
+                hints.push(format!(
+                    "{thread} was not started by racer, so racer sees neither what ordered its start nor how it \
+                     synchronises outside racer's wrappers: start it with racer::thread::spawn or scope, or mark \
+                     that synchronisation with racer::annotate::release and acquire"
+                ));
+            } else if access.synchronised_only_at_start() && !other.synchronised_through_racer() {
+                hints.push(format!(
+                    "{thread} synchronised through nothing racer sees between its start and its {}: if std::sync, \
+                     parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's \
+                     wrappers for them); racer's atomics with Relaxed order nothing",
+                    access.kind.noun()
+                ));
+            }
+        }
+        if let Some(line) = self.locks_hint() {
+            hints.push(line);
+        }
+        hints
+    }
+
+    /// The locks the two threads held, when that explains the race: one held a lock and the
+    /// other took none since its start, or each held a different lock.
+    fn locks_hint(&self) -> Option<String> {
+        let held = |a: &Access, lock: LastSync| {
+            let created = lock.created.map(|c| format!(" (created at {c})")).unwrap_or_default();
+            let taken = lock.op.strip_suffix("ing").unwrap_or(lock.op);
+            format!(
+                "{} held {}{created}, {taken}ed at {}, at its {}",
+                a.thread_label(),
+                lock.object,
+                lock.at,
+                a.kind.noun()
+            )
+        };
+        let (cur, prev) = (&self.current, &self.previous);
+        match (cur.lock_held(), prev.lock_held()) {
+            (Some(lock), None) | (None, Some(lock)) => {
+                let (holder, other) = if cur.lock_held().is_some() { (cur, prev) } else { (prev, cur) };
+                if !other.synchronised_only_at_start() {
+                    return None;
+                }
+                Some(format!(
+                    "{}; {} took no lock racer sees between its start and its {}: if that lock guards this cell, \
+                     take it for the {} too",
+                    capitalised(&held(holder, lock)),
+                    other.thread_label(),
+                    other.kind.noun(),
+                    other.kind.noun()
+                ))
+            }
+            (Some(a), Some(b)) => {
+                let (ca, cb) = (a.created?, b.created?);
+                if std::ptr::eq(ca, cb) || ca == cb {
+                    return None;
+                }
+                Some(format!(
+                    "{}; {}: two different locks, which order nothing between them",
+                    capitalised(&held(cur, a)),
+                    held(prev, b)
+                ))
+            }
+            (None, None) => None,
+        }
+    }
 }
 
 impl fmt::Display for Race {
@@ -220,22 +328,9 @@ impl fmt::Display for Race {
                 writeln!(f, "  {} spawned at:", capitalised(&access.thread_label()))?;
                 write_frames(f, frames)?;
             }
-            if access.foreign_thread {
-                writeln!(
-                    f,
-                    "  {} was not started by racer: how it was started, and any synchronisation it does outside \
-                     racer's wrappers, is invisible to racer (start it with racer::thread::spawn or scope)",
-                    capitalised(&access.thread_label())
-                )?;
-            } else if access.synchronised_only_at_start() {
-                writeln!(
-                    f,
-                    "  {} synchronised through nothing racer sees between its start and this access: if \
-                     std::sync, parking_lot, std's atomics or FFI order these accesses, racer cannot see it \
-                     (use racer's wrappers for them)",
-                    capitalised(&access.thread_label())
-                )?;
-            }
+        }
+        for hint in self.hints() {
+            writeln!(f, "  {hint}")?;
         }
         writeln!(f, "==================")
     }
@@ -251,7 +346,14 @@ pub(crate) fn race_json(race: &Race, out: &mut String) {
     access_json(&race.current, out);
     out.push_str(",\"previous\":");
     access_json(&race.previous, out);
-    out.push('}');
+    out.push_str(",\"hints\":[");
+    for (i, hint) in race.hints().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&json_string(hint));
+    }
+    out.push_str("]}");
 }
 
 fn access_json(a: &Access, out: &mut String) {
@@ -271,6 +373,6 @@ fn access_json(a: &Access, out: &mut String) {
         Some(frames) => frames_json(frames, out),
         None => out.push_str("null"),
     }
-    out.push_str(&format!(",\"foreign_thread\":{}", a.foreign_thread));
+    out.push_str(&format!(",\"foreign_thread\":{},\"test_thread\":{}", a.foreign_thread, a.test_thread));
     out.push('}');
 }

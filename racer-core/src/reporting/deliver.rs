@@ -11,7 +11,7 @@ use std::sync::LazyLock as Lazy;
 use crate::base::lock::Mutex;
 use crate::provenance::access::Record;
 use crate::provenance::stack;
-use crate::report::{Access, AccessKind, Deadlock, Race, RaceKind};
+use crate::report::{hide_generated, runs_test, Access, AccessKind, Deadlock, LastSync, Race, RaceKind};
 use crate::reporting::output;
 use crate::runtime::check_scope::{site_pair, CheckScope, SitePair};
 
@@ -96,14 +96,31 @@ pub fn race_found(
 
 fn access(kind: AccessKind, r: &Record) -> Access {
     let thread = r.info.thread.info();
+    let mut frames = stack::resolve(r.info.stack);
+    // Before the harness's frames are left out: they tell its threads.
+    let test_thread = thread.foreign && thread.name.as_deref().is_some_and(|name| runs_test(name, &frames));
+    hide_generated(&mut frames);
+    let spawned_at = thread.spawned_at.map(|id| {
+        let mut frames = stack::resolve(id);
+        hide_generated(&mut frames);
+        frames
+    });
+    let last_sync = r.info.after_sync();
     Access {
         kind,
         location: r.info.site(),
         thread_name: thread.name.clone(),
         thread_id: thread.serial,
-        frames: stack::resolve(r.info.stack),
-        after_sync: r.info.after_sync().map(|e| e.describe()),
-        spawned_at: thread.spawned_at.map(stack::resolve),
+        frames,
+        after_sync: last_sync.map(|e| e.describe()),
+        last_sync: last_sync.map(|e| e.event()).map(|e| LastSync {
+            op: e.op,
+            object: e.object,
+            created: e.created,
+            at: e.at,
+        }),
+        spawned_at,
         foreign_thread: thread.foreign,
+        test_thread,
     }
 }
