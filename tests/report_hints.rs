@@ -131,6 +131,21 @@ fn fixture_racer_test() {
     cell.with_mut(|p| unsafe { *p = 2 });
 }
 
+/// Fixture: a race in a `#[racer::test(model)]` between the iteration's thread and its child.
+#[racer::test(model)]
+fn fixture_model_test() {
+    let cell = Arc::new(Shared::new(0u64));
+    let c = Arc::clone(&cell);
+    let h = racer::thread::spawn(move || c.with_mut(|p| unsafe { *p = 1 }));
+    if std::env::var_os(SWITCH).is_none() {
+        h.join().unwrap();
+        cell.with_mut(|p| unsafe { *p = 2 });
+    } else {
+        cell.with_mut(|p| unsafe { *p = 2 });
+        h.join().unwrap();
+    }
+}
+
 // ---- end of the fixtures ----
 
 #[cfg(feature = "race-detect")]
@@ -266,6 +281,38 @@ racer: 1 data race(s) found
         assert!(race.current().is_test_thread() && race.current().is_foreign_thread());
         assert!(!race.previous().is_test_thread() && race.previous().is_foreign_thread());
         assert!(report.to_json().contains("\"foreign_thread\":true,\"test_thread\":true"));
+    }
+
+    /// `#[racer::test(model)]`: the body is named after the test, and no frame of the macro or
+    /// of racer's model runner is shown.
+    #[test]
+    fn a_model_test_shows_the_body_under_the_tests_name() {
+        let out = run_self("fixture_model_test");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let report: String = without_addresses(&stderr)
+            .lines()
+            .skip_while(|l| !l.starts_with("WARNING: racer"))
+            .take_while(|l| !l.starts_with("racer: 1 data race(s) found"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(
+            report,
+            "WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> at 0xADDR
+  Write by thread T3 at tests/report_hints.rs:139:44:
+    #0 report_hints::fixture_model_test::{{closure}}  tests/report_hints.rs:139:44
+    (the thread's last synchronisation before it: starting from spawn at tests/report_hints.rs:139:13)
+  Previous write by thread 'fixture_model_test' at tests/report_hints.rs:144:14:
+    #0 report_hints::fixture_model_test  tests/report_hints.rs:144:14
+    (the thread's last synchronisation before it: spawning a thread at tests/report_hints.rs:139:13)
+  Thread T3 spawned at:
+    #0 report_hints::fixture_model_test  tests/report_hints.rs:139:13
+  Thread 'fixture_model_test' spawned at:
+    #0 report_hints::fixture_model_test  tests/report_hints.rs:135:1
+  Thread T3 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing
+==================
+",
+            "{stderr}"
+        );
     }
 
     /// `#[racer::test]`: no advice to start the harness's thread through racer, and no frame

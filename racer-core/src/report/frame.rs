@@ -57,10 +57,10 @@ const TEST_BODY: &str = "::__racer_test_body";
 /// test's body after the test: `#[racer::test]` runs the body `krate::name::__racer_test_body`
 /// from a closure `krate::name::{{closure}}` passed to `racer::check`, inside the generated
 /// `krate::name`; libtest calls `krate::name` from its closure `krate::name::{{closure}}`;
-/// loom's `model` (racer's stand-in) runs the user's closure.
+/// racer's loom stand-in (its `model` running the user's closure, its wrappers) is racer's own.
 #[allow(dead_code)] // in the feature-off build, which makes no report
 pub(crate) fn hide_generated(frames: &mut Vec<Frame>) {
-    frames.retain(|f| !(f.function.starts_with("loom::model") || f.function.starts_with("<loom::model")));
+    frames.retain(|f| !(f.function.starts_with("loom::") || f.function.starts_with("<loom::")));
     let body = frames.iter().position(|f| f.function.contains(TEST_BODY));
     if let Some(body) = body {
         let test = frames[body].function[..frames[body].function.find(TEST_BODY).unwrap_or(0)].to_string();
