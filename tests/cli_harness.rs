@@ -43,7 +43,11 @@ fn a_racy_plain_test_fails_its_process_as_under_nextest() {
     // The harness names each test's thread after the test, so the report says which test raced.
     assert!(reports[0].contains("  Write by thread 'fixture_plain_test_a' at tests/cli_harness.rs:"), "{stderr}");
     assert!(reports[0].contains("  Previous write by thread 'helper_a' at tests/cli_harness.rs:"), "{stderr}");
-    assert!(stderr.ends_with("racer: 1 data race(s) reported; exiting with status 66\n"), "{stderr}");
+    // The summary names the test too.
+    assert!(
+        stderr.ends_with("racer: 1 data race(s) reported in test(s) `fixture_plain_test_a`; exiting with status 66\n"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -70,7 +74,14 @@ fn parallel_plain_tests_never_mix_their_reports() {
             assert!(report.contains(part), "{part} missing: {report}");
         }
     }
-    assert!(stderr.contains("racer: 2 data race(s) reported; exiting with status 66\n"), "{stderr}");
+    // Both tests, in the order their races were reported.
+    assert!(
+        ["`fixture_plain_test_a`, `fixture_plain_test_b`", "`fixture_plain_test_b`, `fixture_plain_test_a`"]
+            .iter()
+            .any(|tests| stderr
+                .contains(&format!("racer: 2 data race(s) reported in test(s) {tests}; exiting with status 66\n"))),
+        "{stderr}"
+    );
 }
 
 /// Two checks in parallel threads, each with its own race: each report has its own race only.

@@ -146,6 +146,29 @@ fn fixture_model_test() {
     }
 }
 
+/// Fixture: a plain `#[test]` whose two racer threads race (ordered only by a std channel when
+/// `SWITCH` is set, by a join otherwise).
+#[test]
+fn fixture_plain_test() {
+    let cell = Arc::new(Shared::new(0u64));
+    let (done, wait) = std_mpsc::channel();
+    let c = Arc::clone(&cell);
+    let first = racer::thread::spawn(move || {
+        c.with_mut(|p| unsafe { *p = 1 });
+        done.send(()).unwrap();
+    });
+    if std::env::var_os(SWITCH).is_none() {
+        first.join().unwrap();
+    }
+    let c = Arc::clone(&cell);
+    racer::thread::spawn(move || {
+        wait.recv().unwrap();
+        c.with_mut(|p| unsafe { *p = 2 });
+    })
+    .join()
+    .unwrap();
+}
+
 // ---- end of the fixtures ----
 
 #[cfg(feature = "race-detect")]
@@ -201,6 +224,7 @@ mod detector {
             text(&report),
             "==================
 WARNING: racer: data race (anti: read, then a parallel write) on Shared<u64> at 0xADDR
+  In test `detector::a_missing_lock_is_named_and_no_unseen_synchronisation_is_suggested`
   Write by thread 'writer' at tests/report_hints.rs:39:19:
     #0 report_hints::missing_lock::{{closure}}::{{closure}}  tests/report_hints.rs:39:19
     (the thread's last synchronisation before it: locking Mutex (created at tests/report_hints.rs:22:29) at tests/report_hints.rs:38:31)
@@ -230,6 +254,12 @@ racer: 1 data race(s) found
             "{json}"
         );
         assert!(json.contains("\"foreign_thread\":false,\"test_thread\":false"), "{json}");
+        assert!(
+            json.contains(
+                "\"test\":\"detector::a_missing_lock_is_named_and_no_unseen_synchronisation_is_suggested\",\"current\":"
+            ),
+            "{json}"
+        );
     }
 
     #[test]
@@ -264,6 +294,7 @@ racer: 1 data race(s) found
             text(&report),
             "==================
 WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> at 0xADDR
+  In test `detector::a_std_thread_gets_advice_the_test_thread_none`
   Write by thread 'detector::a_std_thread_gets_advice_the_test_thread_none' at tests/report_hints.rs:113:14:
     #0 report_hints::std_thread::{{closure}}  tests/report_hints.rs:113:14
     #1 report_hints::std_thread  tests/report_hints.rs:104:5
@@ -283,6 +314,40 @@ racer: 1 data race(s) found
         assert!(report.to_json().contains("\"foreign_thread\":true,\"test_thread\":true"));
     }
 
+    /// A race in a plain `#[test]`, outside any check, between two threads the test spawned: the
+    /// report and the process's summary name the test.
+    #[test]
+    fn a_plain_tests_race_names_the_test_in_the_report_and_the_summary() {
+        let out = run_self("fixture_plain_test");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(66), "{stderr}");
+        assert_eq!(
+            block(&stderr),
+            "==================
+WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> at 0xADDR
+  In test `fixture_plain_test`
+  Write by thread T3 at tests/report_hints.rs:166:11:
+    #0 report_hints::fixture_plain_test::{{closure}}  tests/report_hints.rs:166:11
+    (the thread's last synchronisation before it: starting from spawn at tests/report_hints.rs:164:5)
+  Previous write by thread T2 at tests/report_hints.rs:157:11:
+    #0 report_hints::fixture_plain_test::{{closure}}  tests/report_hints.rs:157:11
+    (the thread's last synchronisation before it: starting from spawn at tests/report_hints.rs:156:17)
+  Thread T3 spawned at:
+    #0 report_hints::fixture_plain_test  tests/report_hints.rs:164:5
+  Thread T2 spawned at:
+    #0 report_hints::fixture_plain_test  tests/report_hints.rs:156:17
+  Thread T3 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing
+  Thread T2 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing
+==================
+"
+        );
+        assert!(
+            stderr
+                .ends_with("racer: 1 data race(s) reported in test(s) `fixture_plain_test`; exiting with status 66\n"),
+            "{stderr}"
+        );
+    }
+
     /// `#[racer::test(model)]`: the body is named after the test, and no frame of the macro or
     /// of racer's model runner is shown.
     #[test]
@@ -298,6 +363,7 @@ racer: 1 data race(s) found
         assert_eq!(
             report,
             "WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> at 0xADDR
+  In test `fixture_model_test`
   Write by thread T3 at tests/report_hints.rs:139:44:
     #0 report_hints::fixture_model_test::{{closure}}  tests/report_hints.rs:139:44
     (the thread's last synchronisation before it: starting from spawn at tests/report_hints.rs:139:13)
@@ -326,6 +392,7 @@ racer: 1 data race(s) found
             block(&stderr),
             "==================
 WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> at 0xADDR
+  In test `fixture_racer_test`
   Write by thread 'fixture_racer_test' at tests/report_hints.rs:131:10:
     #0 report_hints::fixture_racer_test  tests/report_hints.rs:131:10
     (the thread's last synchronisation before it: spawning a thread at tests/report_hints.rs:123:13)

@@ -46,6 +46,18 @@ pub fn count_written(deadlock: bool) {
     written.fetch_add(1, Ordering::Relaxed);
 }
 
+/// The tests (as libtest names them) that races written outside any check happened in, in the
+/// order first reported, for the summary.
+static TESTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Notes that a race reported outside any check happened in test `name`.
+pub fn note_test(name: &str) {
+    let mut tests = TESTS.lock();
+    if !tests.iter().any(|t| t == name) {
+        tests.push(name.to_owned());
+    }
+}
+
 static REGISTERED: Once = Once::new();
 
 /// Registers the process-end hook (once; called at start-up and before a report is written).
@@ -85,13 +97,20 @@ extern "C" fn at_process_end() {
     end_process(i32::from(status));
 }
 
-/// "2 data race(s)", or "1 data race(s) and 1 deadlock(s)" once a deadlock was reported.
+/// "2 data race(s)", or "1 data race(s) and 1 deadlock(s)" once a deadlock was reported, and
+/// the tests the races happened in when racer could tell (" in test(s) `a`, `b`").
 fn found(races: usize, deadlocks: usize) -> String {
-    if deadlocks == 0 {
+    let mut found = if deadlocks == 0 {
         format!("{races} data race(s) reported")
     } else {
         format!("{races} data race(s) and {deadlocks} deadlock(s) reported")
+    };
+    let tests = TESTS.lock();
+    if !tests.is_empty() {
+        let names: Vec<String> = tests.iter().map(|t| format!("`{t}`")).collect();
+        found.push_str(&format!(" in test(s) {}", names.join(", ")));
     }
+    found
 }
 
 /// A hang outside any check was reported (or a check's threads can never return): the process

@@ -39,6 +39,8 @@ impl Report {
     /// kind        "flow" | "anti" | "output"
     /// type        the type inside the Shared cell, e.g. "u64"
     /// address     the cell's address, a hex string "0x7f.."
+    /// test        the test (as libtest names it) the race happened in, or null: see
+    ///             `Race::test`
     /// current     the access that found the race   } each an access object:
     /// previous    the access the detector remembered }
     ///   access      "read" | "write"

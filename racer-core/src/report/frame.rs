@@ -29,24 +29,30 @@ impl fmt::Display for Frame {
     }
 }
 
-/// Whether `frames` (a thread's stack, its outermost frame last) are those of the test
-/// harness's thread running the test `name`: libtest names the thread after the test and calls
-/// the test function `krate::name` from a closure of its own, `krate::name::{{closure}}`, the
-/// thread's outermost frame of the test's crate.
+/// The test whose harness thread `frames` (a stack, its outermost frame last) come from: libtest
+/// names the thread after the test and calls the test function `krate::name` from a closure of
+/// its own, `krate::name::{{closure}}`, the thread's outermost frame of the test's crate.
 #[allow(dead_code)] // in the feature-off build, which makes no report
-pub(crate) fn runs_test(name: &str, frames: &[Frame]) -> bool {
-    let [.., test_fn, harness] = frames else { return false };
+pub(crate) fn test_of(frames: &[Frame]) -> Option<&str> {
+    let [.., test_fn, harness] = frames else { return None };
     let is_path = |p: &str| {
         p.split("::").all(|id| {
             id.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
                 && id.chars().all(|c| c.is_alphanumeric() || c == '_')
         })
     };
-    let Some((krate, path)) = test_fn.function.split_once("::") else { return false };
-    is_path(name)
-        && is_path(krate)
-        && path == name
-        && harness.function.strip_prefix(test_fn.function.as_str()) == Some("::{{closure}}")
+    let (krate, name) = test_fn.function.split_once("::")?;
+    (is_path(krate)
+        && is_path(name)
+        && harness.function.strip_prefix(test_fn.function.as_str()) == Some("::{{closure}}"))
+    .then_some(name)
+}
+
+/// Whether `frames` are those of the test harness's thread running the test `name` (the
+/// thread's name): see [`test_of`].
+#[allow(dead_code)] // in the feature-off build, which makes no report
+pub(crate) fn runs_test(name: &str, frames: &[Frame]) -> bool {
+    test_of(frames) == Some(name)
 }
 
 /// The name `#[racer::test]` gives the test's body, a function inside the test's.

@@ -82,6 +82,8 @@ pub struct Access {
     pub(crate) foreign_thread: bool,
     /// The thread is the test harness's thread of a test (named after the test, which it runs).
     pub(crate) test_thread: bool,
+    /// The test the thread runs, or whose harness thread spawned it (directly).
+    pub(crate) test: Option<String>,
 }
 
 impl Access {
@@ -137,6 +139,12 @@ impl Access {
     /// the test, which it runs.
     pub fn is_test_thread(&self) -> bool {
         self.test_thread
+    }
+
+    /// The test (as libtest names it) the access happened in: the test its thread runs, or whose
+    /// harness thread spawned its thread through racer.
+    pub fn test(&self) -> Option<&str> {
+        self.test.as_deref()
     }
 
     /// The stack of the thread's spawn, for threads spawned through racer.
@@ -215,6 +223,12 @@ impl Race {
     /// The address of the cell's value at the current access.
     pub fn address(&self) -> usize {
         self.address
+    }
+
+    /// The test (as libtest names it) the race happened in, when racer can tell: see
+    /// `Access::test`.
+    pub fn test(&self) -> Option<&str> {
+        self.current.test().or(self.previous.test())
     }
 
     /// What the report says of why the two accesses are unordered, one line each, from what
@@ -308,6 +322,9 @@ impl fmt::Display for Race {
                 self.address
             )?;
         }
+        if let Some(test) = self.test() {
+            writeln!(f, "  In test `{test}`")?;
+        }
         for (access, prefix) in [(&self.current, ""), (&self.previous, "Previous ")] {
             let noun = access.kind.noun();
             let head = if prefix.is_empty() { capitalised(noun) } else { format!("{prefix}{noun}") };
@@ -338,10 +355,11 @@ impl fmt::Display for Race {
 
 pub(crate) fn race_json(race: &Race, out: &mut String) {
     out.push_str(&format!(
-        "{{\"kind\":\"{}\",\"type\":{},\"address\":\"{:#x}\",\"current\":",
+        "{{\"kind\":\"{}\",\"type\":{},\"address\":\"{:#x}\",\"test\":{},\"current\":",
         race.kind.name(),
         json_string(race.type_name),
-        race.address
+        race.address,
+        race.test().map(json_string).unwrap_or_else(|| "null".into()),
     ));
     access_json(&race.current, out);
     out.push_str(",\"previous\":");

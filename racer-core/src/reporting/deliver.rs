@@ -11,7 +11,7 @@ use std::sync::LazyLock as Lazy;
 use crate::base::lock::Mutex;
 use crate::provenance::access::Record;
 use crate::provenance::stack;
-use crate::report::{hide_generated, runs_test, Access, AccessKind, Deadlock, LastSync, Race, RaceKind};
+use crate::report::{hide_generated, runs_test, test_of, Access, AccessKind, Deadlock, LastSync, Race, RaceKind};
 use crate::reporting::output;
 use crate::runtime::check_scope::{site_pair, CheckScope, SitePair};
 
@@ -100,8 +100,11 @@ fn access(kind: AccessKind, r: &Record) -> Access {
     // Before the harness's frames are left out: they tell its threads.
     let test_thread = thread.foreign && thread.name.as_deref().is_some_and(|name| runs_test(name, &frames));
     hide_generated(&mut frames);
+    let mut test = test_thread.then(|| thread.name.clone()).flatten();
     let spawned_at = thread.spawned_at.map(|id| {
         let mut frames = stack::resolve(id);
+        // Spawned by the harness's thread of a test.
+        test = test.take().or_else(|| test_of(&frames).map(str::to_owned));
         hide_generated(&mut frames);
         frames
     });
@@ -122,5 +125,6 @@ fn access(kind: AccessKind, r: &Record) -> Access {
         spawned_at,
         foreign_thread: thread.foreign,
         test_thread,
+        test,
     }
 }

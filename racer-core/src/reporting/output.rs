@@ -22,6 +22,9 @@ pub fn emit(race: &Race) {
             line
         }
     };
+    if let Some(test) = race.test() {
+        exit::note_test(test);
+    }
     write(config, &text, "data race");
 }
 
