@@ -169,6 +169,20 @@ fn fixture_plain_test() {
     .unwrap();
 }
 
+/// Fixture: a lock-order inversion in a `#[racer::test]`, in one thread.
+#[racer::test]
+fn fixture_inversion() {
+    let (a, b) = (Mutex::new(()), Mutex::new(()));
+    {
+        let _a = a.lock().unwrap();
+        let _b = b.lock().unwrap();
+    }
+    if std::env::var_os(SWITCH).is_some() {
+        let _b = b.lock().unwrap();
+        let _a = a.lock().unwrap();
+    }
+}
+
 // ---- end of the fixtures ----
 
 #[cfg(feature = "race-detect")]
@@ -344,6 +358,34 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
         assert!(
             stderr
                 .ends_with("racer: 1 data race(s) reported in test(s) `fixture_plain_test`; exiting with status 66\n"),
+            "{stderr}"
+        );
+    }
+
+    /// A deadlock report's stacks in a `#[racer::test]`: no generated frame either.
+    #[test]
+    fn a_racer_tests_deadlock_report_shows_no_generated_frames() {
+        let out = run_self("fixture_inversion");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let report: String = stderr
+            .lines()
+            .skip_while(|l| !l.starts_with("WARNING: racer: lock-order inversion"))
+            .take_while(|l| !l.starts_with("  Threads taking these locks"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(
+            report,
+            "WARNING: racer: lock-order inversion (potential deadlock): a cycle of 2 locks
+  Cycle: Mutex #2 -> Mutex #1 -> Mutex #2
+  Edge 1 of 2: thread 'fixture_inversion' took Mutex #1 (created at tests/report_hints.rs:175:19) at tests/report_hints.rs:182:20 while holding Mutex #2:
+    #0 report_hints::fixture_inversion  tests/report_hints.rs:182:20
+    Mutex #2 (created at tests/report_hints.rs:175:35) was taken at tests/report_hints.rs:181:20:
+    #0 report_hints::fixture_inversion  tests/report_hints.rs:181:20
+  Edge 2 of 2: thread 'fixture_inversion' took Mutex #2 (created at tests/report_hints.rs:175:35) at tests/report_hints.rs:178:20 while holding Mutex #1:
+    #0 report_hints::fixture_inversion  tests/report_hints.rs:178:20
+    Mutex #1 (created at tests/report_hints.rs:175:19) was taken at tests/report_hints.rs:177:20:
+    #0 report_hints::fixture_inversion  tests/report_hints.rs:177:20
+",
             "{stderr}"
         );
     }

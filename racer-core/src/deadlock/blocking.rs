@@ -77,7 +77,7 @@ pub fn blocking_lock(acq: Acq) -> Blocking {
 #[cold]
 fn relock(first: &Acq, again: &Acq) {
     let Some((thread, sink)) = with_current(|t| (t.thread_ref.info(), t.scope.clone())) else { return };
-    let frames = stack::resolve(stack::capture());
+    let frames = stack::resolve_shown(stack::capture());
     let edge = LockEdge {
         thread_name: thread.name.clone(),
         thread_id: thread.serial,

@@ -175,7 +175,7 @@ fn inversion_report(cycle: &[Arc<EdgeInfo>]) -> Deadlock {
     let edges = cycle
         .iter()
         .map(|e| {
-            let next_frames = stack::resolve(e.stack);
+            let next_frames = stack::resolve_shown(e.stack);
             let held = lock_use(&e.held, held_frames(e.held.site, &next_frames));
             LockEdge {
                 thread_name: e.thread.name.clone(),

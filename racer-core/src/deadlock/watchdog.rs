@@ -214,7 +214,7 @@ fn hang_report(
         .iter()
         .map(|&i| {
             let (t, p) = waiting[i];
-            let frames = stack::resolve(p.stack);
+            let frames = stack::resolve_shown(p.stack);
             let holds = p.held.iter().map(|h| lock_use(h, held_frames(h.site, &frames))).collect();
             BlockedThread {
                 thread_name: t.name.clone(),

@@ -146,3 +146,46 @@ pub(crate) fn json_string(s: &str) -> String {
     out.push('"');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(function: &str) -> Frame {
+        Frame { function: function.into(), file: Some("tests/t.rs".into()), line: Some(1), column: Some(1) }
+    }
+
+    #[test]
+    fn the_harness_thread_of_a_test_is_told_by_libtests_closure_under_the_test() {
+        let harness = [frame("t::helper"), frame("t::tests::fill"), frame("t::tests::fill::{{closure}}")];
+        assert_eq!(test_of(&harness), Some("tests::fill"));
+        assert!(runs_test("tests::fill", &harness));
+        assert!(!runs_test("fill", &harness));
+        // A user's thread named after the function it runs, without libtest's closure around it.
+        assert!(!runs_test("worker", &[frame("t::worker")]));
+        assert_eq!(test_of(&[frame("t::main::{{closure}}")]), None);
+        assert_eq!(test_of(&[frame("<t::S as t::T>::run"), frame("<t::S as t::T>::run::{{closure}}")]), None);
+    }
+
+    #[test]
+    fn a_racer_tests_scaffolding_is_left_out_and_its_body_named_after_it() {
+        let mut frames = vec![
+            frame("t::fill::__racer_test_body::{{closure}}"),
+            frame("t::fill::__racer_test_body"),
+            frame("t::fill::{{closure}}"),
+            frame("t::fill"),
+            frame("t::fill::{{closure}}"),
+        ];
+        hide_generated(&mut frames);
+        let names: Vec<&str> = frames.iter().map(|f| f.function.as_str()).collect();
+        assert_eq!(names, ["t::fill::{{closure}}", "t::fill"]);
+
+        let mut plain = vec![frame("t::helper"), frame("t::fill"), frame("t::fill::{{closure}}")];
+        hide_generated(&mut plain);
+        assert_eq!(plain.iter().map(|f| f.function.as_str()).collect::<Vec<_>>(), ["t::helper", "t::fill"]);
+
+        let mut loom = vec![frame("loom::cell::UnsafeCell<T>::with"), frame("t::handoff"), frame("loom::model")];
+        hide_generated(&mut loom);
+        assert_eq!(loom.iter().map(|f| f.function.as_str()).collect::<Vec<_>>(), ["t::handoff"]);
+    }
+}

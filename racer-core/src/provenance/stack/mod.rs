@@ -16,4 +16,4 @@ mod resolve;
 pub use capture::stack_range;
 pub use capture::{capture, capture_access, clear_walk_ceiling, set_walk_ceiling, unwind};
 pub use depot::{after_sync, depot_len, set_history, site, StackId};
-pub use resolve::resolve;
+pub use resolve::{resolve, resolve_shown};

@@ -39,6 +39,14 @@ pub fn resolve(id: StackId) -> Vec<Frame> {
     frames
 }
 
+/// [`resolve`], without the frames the test's scaffolding generated (`#[racer::test]`, libtest,
+/// racer's loom stand-in; see `report::hide_generated`): the stacks a report shows.
+pub fn resolve_shown(id: StackId) -> Vec<Frame> {
+    let mut frames = resolve(id);
+    crate::report::hide_generated(&mut frames);
+    frames
+}
+
 /// Frames left out of reports: racer's own, the unwinding and closure-call glue between the
 /// user's frames, and std's internals (a user frame is never hidden behind them), whether std's
 /// source is the toolchain's (`/rustc/...`) or a local copy (the `rust-src` component).
