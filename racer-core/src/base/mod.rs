@@ -5,9 +5,9 @@
 //!
 //! May import: nothing of racer's. Invariant: nothing here knows about races.
 
+pub mod active_count;
 pub mod fast_hash;
 pub mod lock;
-pub mod own_work;
 pub mod platform;
 pub mod sharded_map;
 pub mod small_vec;

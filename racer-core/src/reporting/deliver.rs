@@ -85,7 +85,7 @@ pub fn race_found(
         RaceKind::Anti => (AccessKind::Read, AccessKind::Write),
         RaceKind::Output => (AccessKind::Write, AccessKind::Write),
     };
-    let resolving = crate::base::own_work::OwnWork::begin();
+    let resolving = crate::base::active_count::OWN_WORK.enter();
     let race = Race { kind, previous: access(prev_kind, prev), current: access(cur_kind, cur), type_name, address };
     drop(resolving);
     match scope {

@@ -18,14 +18,16 @@ pub mod strategy;
 
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+use crate::base::active_count::ActiveCount;
 
 pub use scheduler::{End, Scheduler, Step};
 pub use strategy::Strategy;
 
-/// Models running in the process: while 0, no thread is a member and every hook returns at once.
-static MODELS: AtomicUsize = AtomicUsize::new(0);
+/// Models running in the process: while none is, no thread is a member and every hook
+/// returns at once.
+pub static MODELS: ActiveCount = ActiveCount::new();
 
 thread_local! {
     /// The model this thread is a member of, and its id there.
@@ -35,25 +37,9 @@ thread_local! {
     static LAST_LOAD: Cell<(usize, u64)> = const { Cell::new((0, 0)) };
 }
 
-/// Counts a running model while it lives.
-pub struct ModelRunning(());
-
-impl ModelRunning {
-    pub fn new() -> ModelRunning {
-        MODELS.fetch_add(1, Ordering::Relaxed);
-        ModelRunning(())
-    }
-}
-
-impl Drop for ModelRunning {
-    fn drop(&mut self) {
-        MODELS.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
 #[inline]
 fn member() -> Option<(Arc<Scheduler>, usize)> {
-    if MODELS.load(Ordering::Relaxed) == 0 {
+    if !MODELS.any() {
         return None;
     }
     member_slow()
@@ -128,7 +114,7 @@ pub fn parking(at: &'static Location<'static>, timed: bool) {
 /// read last is a spin.
 #[inline]
 pub fn loaded(addr: usize, version: u64, at: &'static Location<'static>) {
-    if MODELS.load(Ordering::Relaxed) == 0 {
+    if !MODELS.any() {
         return;
     }
     let again = LAST_LOAD.with(|l| l.replace((addr, version)) == (addr, version));
@@ -181,7 +167,7 @@ pub fn spawning(name: Option<&str>) -> Option<Ticket> {
 
 /// The calling thread's end in its model, if it is in one: the turn goes on.
 pub fn exiting() {
-    if MODELS.load(Ordering::Relaxed) == 0 {
+    if !MODELS.any() {
         return;
     }
     if let Some((sched, me)) = MEMBER.try_with(|m| m.borrow_mut().take()).ok().flatten() {

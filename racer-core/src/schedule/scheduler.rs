@@ -19,7 +19,7 @@ use super::strategy::{Chooser, Strategy};
 /// deemed outside racer's view and the turn moves on: only a thread the OS has put to sleep
 /// (blocked in a lock racer cannot see, I/O, a sleep; on Linux its task state says so), never
 /// one that runs or waits for a core (a busy CI machine), and never while racer resolves a
-/// report's stacks (`base::own_work`).
+/// report's stacks (`base::active_count::OWN_WORK`).
 const OUTSIDE_AFTER: Duration = Duration::from_millis(100);
 
 /// How often a waiting member looks whether the holder went outside.
@@ -165,6 +165,29 @@ impl State {
         out
     }
 
+    /// The members whose status `f` accepts.
+    fn members_where(&self, f: impl Fn(Status) -> bool) -> Vec<usize> {
+        (0..self.members.len()).filter(|&i| f(self.members[i].status)).collect()
+    }
+
+    /// `next` takes the turn from `from` (woken unless it is `from`).
+    fn give_turn(&mut self, next: usize, from: usize) {
+        self.turn = Some(next);
+        self.turn_since = Instant::now();
+        self.members[next].status = Status::Runnable;
+        if next != from {
+            if let Some(t) = &self.members[next].thread {
+                t.unpark();
+            }
+        }
+    }
+
+    /// Nobody holds the turn (for a tick, or until a thread outside racer's view is back).
+    fn drop_turn(&mut self) {
+        self.turn = None;
+        self.turn_since = Instant::now();
+    }
+
     fn candidates(&self, current: usize, spun: bool) -> Vec<usize> {
         let mut c: Vec<usize> = (0..self.members.len())
             .filter(|&i| match self.members[i].status {
@@ -237,11 +260,10 @@ impl Scheduler {
         }
         if s.turn != Some(me) {
             // Back from outside racer's view: wait for the turn like any runnable thread.
-            s.members[me].status = Status::Runnable;
             if s.turn.is_none() {
-                s.turn = Some(me);
-                s.turn_since = Instant::now();
+                s.give_turn(me, me);
             } else {
+                s.members[me].status = Status::Runnable;
                 drop(s);
                 self.wait_turn(me);
                 s = self.lock();
@@ -313,15 +335,12 @@ impl Scheduler {
         // A spinner alone while another thread is outside racer's view waits for it instead of
         // spinning through its steps: nobody holds the turn for a tick.
         if spun && candidates == [current] && outside {
-            s.turn = None;
-            s.turn_since = Instant::now();
+            s.drop_turn();
             return None;
         }
         // No thread can run: time passes, and the timed waits run out.
         let candidates = if candidates.is_empty() {
-            let timed: Vec<usize> = (0..s.members.len())
-                .filter(|&i| matches!(s.members[i].status, Status::Blocked { timed: true, .. }))
-                .collect();
+            let timed = s.members_where(|m| matches!(m, Status::Blocked { timed: true, .. }));
             for &i in &timed {
                 s.members[i].timed_out = true;
             }
@@ -330,14 +349,13 @@ impl Scheduler {
             candidates
         };
         if candidates.is_empty() {
-            s.turn = None;
+            s.drop_turn();
             if s.members.iter().all(|m| m.status == Status::Done) {
                 self.finish(s, End::Finished);
             } else if !s.members.iter().any(|m| m.status == Status::Outside) {
                 if s.stalls < STALL_ROUNDS {
                     // Nobody holds the turn for a tick; then a blocked member retries.
                     s.stalls += 1;
-                    s.turn_since = Instant::now();
                 } else {
                     let why = s.describe();
                     self.finish(s, End::Deadlock(why));
@@ -347,14 +365,7 @@ impl Scheduler {
         }
         let next = s.chooser.choose(&candidates);
         s.hash = (s.hash ^ next as u64).wrapping_mul(0x100_0000_01b3);
-        s.turn = Some(next);
-        s.turn_since = Instant::now();
-        s.members[next].status = Status::Runnable;
-        if next != current {
-            if let Some(t) = &s.members[next].thread {
-                t.unpark();
-            }
-        }
+        s.give_turn(next, current);
         Some(next)
     }
 
@@ -376,29 +387,22 @@ impl Scheduler {
                 // After a stall, the chooser's pick of the blocked members retries; else a
                 // member that can run takes the turn back.
                 let pick = if s.stalls > 0 {
-                    let blocked: Vec<usize> = (0..s.members.len())
-                        .filter(|&i| matches!(s.members[i].status, Status::Blocked { .. }))
-                        .collect();
+                    let blocked = s.members_where(|m| matches!(m, Status::Blocked { .. }));
                     (!blocked.is_empty()).then(|| s.chooser.choose(&blocked))
                 } else {
                     s.candidates(me, false).contains(&me).then_some(me)
                 };
                 if let Some(next) = pick {
-                    s.members[next].status = Status::Runnable;
-                    s.turn = Some(next);
-                    s.turn_since = Instant::now();
+                    s.give_turn(next, me);
                     if next == me {
                         return;
-                    }
-                    if let Some(t) = &s.members[next].thread {
-                        t.unpark();
                     }
                 }
             }
             if let Some(holder) = s.turn {
                 if s.turn_since.elapsed() >= OUTSIDE_AFTER
                     && s.members[holder].status == Status::Runnable
-                    && !crate::base::own_work::in_progress()
+                    && !crate::base::active_count::OWN_WORK.any()
                     && asleep(s.members[holder].tid)
                 {
                     let h = &s.members[holder];

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::options::ReportFormat;
 use crate::report::json_string;
-use crate::schedule::{self, End, ModelRunning, Scheduler, Strategy as Chosen, Ticket};
+use crate::schedule::{self, End, Scheduler, Strategy as Chosen, Ticket};
 
 mod settings;
 pub use settings::{Builder, Strategy, DEFAULT_ITERATIONS, DEFAULT_MAX_STEPS, DEFAULT_TIME};
@@ -121,7 +121,7 @@ impl Builder {
         };
         let name = std::thread::current().name().unwrap_or("model").to_owned();
         let f = Arc::new(f);
-        let _running = ModelRunning::new();
+        let _running = schedule::MODELS.enter();
         let start = Instant::now();
         let mut progress = Progress { start, shown: start, distinct: HashSet::new() };
         let mut steps_seen = 0;
