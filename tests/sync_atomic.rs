@@ -322,6 +322,42 @@ mod races {
         assert_one_race(&report, RaceKind::Flow, ("writer", w), ("reader", r));
     }
 
+    /// Writer: write; Release store of 1. Reader: compare-exchanges 1 for 2 with `success`
+    /// (and a SeqCst failure ordering) until one succeeds, then reads. Only the success can
+    /// acquire: the failures read 0, which no release wrote.
+    fn cas_until_success(success: Ordering) -> (racer::Report, Site, Site) {
+        let mut sites = None;
+        let report = racer::check(|| {
+            let data = Arc::new(Shared::new(0u64));
+            let flag = Arc::new(AtomicUsize::new(0));
+            let (d, f) = (data.clone(), flag.clone());
+            let w = named("writer", move || {
+                let site = write(&d, 8);
+                f.store(1, Ordering::Release);
+                site
+            });
+            let r = named("reader", move || {
+                while flag.compare_exchange(1, 2, success, Ordering::SeqCst).is_err() {
+                    std::hint::spin_loop();
+                }
+                read(&data).1
+            });
+            sites = Some((w.join().unwrap(), r.join().unwrap()));
+        });
+        let (w, r) = sites.unwrap();
+        (report, w, r)
+    }
+
+    /// concurrent-queue's `Single::pop` with its CAS made Relaxed on success: racer once looked
+    /// at the value with a load of the failure ordering before every compare-exchange, and
+    /// that look acquired the release even when the compare-exchange then succeeded Relaxed.
+    #[test]
+    fn a_relaxed_successful_compare_exchange_acquires_nothing_whatever_its_failure_ordering() {
+        assert_no_race(&cas_until_success(Ordering::Acquire).0);
+        let (report, w, r) = cas_until_success(Ordering::Relaxed);
+        assert_one_race(&report, RaceKind::Flow, ("writer", w), ("reader", r));
+    }
+
     /// Writer: write; [fence(Release)]; Relaxed store. Reader: Relaxed loads until it sees the
     /// store; [fence(Acquire)]; read.
     fn fenced(release_fence: bool, acquire_fence: bool) -> (racer::Report, Site, Site) {

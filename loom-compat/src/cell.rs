@@ -16,10 +16,13 @@
 pub struct UnsafeCell<T: ?Sized>(racer::Shared<T>);
 
 impl<T> UnsafeCell<T> {
-    /// A new cell holding `value`.
+    /// A new cell holding `value`. As in loom, the creation is a write: a thread that reaches
+    /// the cell without being ordered after its creation races with it. Not `const`, as loom's
+    /// is not.
+    #[track_caller]
     #[inline]
-    pub const fn new(value: T) -> UnsafeCell<T> {
-        UnsafeCell(racer::Shared::new(value))
+    pub fn new(value: T) -> UnsafeCell<T> {
+        UnsafeCell(racer::Shared::new_written(value))
     }
 
     /// Consumes the cell (a checked write) and returns the value.

@@ -75,6 +75,12 @@ impl<T> Shared<T> {
         Shared { value: UnsafeCell::new(value) }
     }
 
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn new_written(value: T) -> Shared<T> {
+        Shared::new(value)
+    }
+
     #[inline(always)]
     pub fn into_inner(self) -> T {
         self.value.into_inner()

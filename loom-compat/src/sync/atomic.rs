@@ -1,6 +1,6 @@
 //! `loom::sync::atomic`: racer's atomics under loom's API.
 //!
-//! Each type is a `#[repr(transparent)]` newtype of racer's atomic of the same name (std's own
+//! Each type is racer's atomic of the same name (std's own
 //! in the feature-off build) forwarding std's methods, plus loom's extras: `with_mut`, exclusive
 //! access through a closure, and `unsync_load`. They are newtypes, not an extension trait,
 //! because code written for loom calls `with_mut` as an inherent method with no trait in scope.
@@ -11,6 +11,38 @@
 use racer::sync::atomic as imp;
 
 pub use racer::sync::atomic::{compiler_fence, fence, Ordering};
+
+/// The creation of a loom atomic: a checked write, as in loom, where `new` is the atomic's
+/// non-atomic initialisation. Every operation on the atomic is a checked read of it, so a
+/// thread that reaches the atomic without being ordered after its creation (it was published
+/// with a Relaxed store) races with it. Dropping it checks nothing, as the stand-in cell's drop.
+struct Creation(racer::Shared<()>);
+
+impl Creation {
+    #[track_caller]
+    #[inline]
+    fn new() -> Creation {
+        Creation(racer::Shared::new_written(()))
+    }
+
+    /// An operation on the atomic at the caller's line.
+    #[track_caller]
+    #[inline]
+    fn reached(&self) {
+        self.0.with(|_| ())
+    }
+}
+
+// As std's atomics are: the creation's shadow cell is only ever read.
+impl std::panic::RefUnwindSafe for Creation {}
+impl std::panic::UnwindSafe for Creation {}
+
+impl Drop for Creation {
+    #[inline]
+    fn drop(&mut self) {
+        self.0.forget_accesses();
+    }
+}
 
 /// The methods every atomic has, for value type `$v`.
 macro_rules! common_methods {
@@ -30,6 +62,7 @@ macro_rules! common_methods {
         #[track_caller]
         #[inline]
         pub unsafe fn unsync_load(&self) -> $v {
+            self.1.reached();
             self.0.load(Ordering::Relaxed)
         }
 
@@ -49,6 +82,7 @@ macro_rules! common_methods {
         #[track_caller]
         #[inline]
         pub fn load(&self, order: Ordering) -> $v {
+            self.1.reached();
             self.0.load(order)
         }
 
@@ -56,6 +90,7 @@ macro_rules! common_methods {
         #[track_caller]
         #[inline]
         pub fn store(&self, val: $v, order: Ordering) {
+            self.1.reached();
             self.0.store(val, order)
         }
 
@@ -63,6 +98,7 @@ macro_rules! common_methods {
         #[track_caller]
         #[inline]
         pub fn swap(&self, val: $v, order: Ordering) -> $v {
+            self.1.reached();
             self.0.swap(val, order)
         }
 
@@ -70,6 +106,7 @@ macro_rules! common_methods {
         #[track_caller]
         #[inline]
         pub fn compare_exchange(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
+            self.1.reached();
             self.0.compare_exchange(current, new, success, failure)
         }
 
@@ -83,6 +120,7 @@ macro_rules! common_methods {
             success: Ordering,
             failure: Ordering,
         ) -> Result<$v, $v> {
+            self.1.reached();
             self.0.compare_exchange_weak(current, new, success, failure)
         }
 
@@ -96,6 +134,7 @@ macro_rules! common_methods {
                 Ordering::AcqRel | Ordering::Acquire => Ordering::Acquire,
                 _ => Ordering::SeqCst,
             };
+            self.1.reached();
             match self.0.compare_exchange(current, new, order, failure) {
                 Ok(v) | Err(v) => v,
             }
@@ -108,6 +147,7 @@ macro_rules! common_methods {
         where
             F: FnMut($v) -> Option<$v>,
         {
+            self.1.reached();
             self.0.fetch_update(set_order, fetch_order, f)
         }
     };
@@ -120,6 +160,7 @@ macro_rules! rmw_methods {
         #[track_caller]
         #[inline]
         pub fn $method(&self, val: $v, order: Ordering) -> $v {
+            self.1.reached();
             self.0.$method(val, order)
         }
     )*};
@@ -128,15 +169,14 @@ macro_rules! rmw_methods {
 macro_rules! atomic_int {
     ($($atomic:ident $int:ty;)*) => {$(
         #[doc = concat!("loom's `", stringify!($atomic), "`: racer's `", stringify!($atomic), "` with loom's `with_mut`.")]
-        #[repr(transparent)]
-        pub struct $atomic(imp::$atomic);
+        pub struct $atomic(imp::$atomic, Creation);
 
         impl $atomic {
             /// A new atomic holding `v`.
             #[track_caller]
             #[inline]
-            pub const fn new(v: $int) -> $atomic {
-                $atomic(imp::$atomic::new(v))
+            pub fn new(v: $int) -> $atomic {
+                $atomic(imp::$atomic::new(v), Creation::new())
             }
 
             common_methods!($int);
@@ -179,15 +219,14 @@ atomic_int! {
 }
 
 /// loom's `AtomicBool`: racer's `AtomicBool` with loom's `with_mut`.
-#[repr(transparent)]
-pub struct AtomicBool(imp::AtomicBool);
+pub struct AtomicBool(imp::AtomicBool, Creation);
 
 impl AtomicBool {
     /// A new atomic holding `v`.
     #[track_caller]
     #[inline]
-    pub const fn new(v: bool) -> AtomicBool {
-        AtomicBool(imp::AtomicBool::new(v))
+    pub fn new(v: bool) -> AtomicBool {
+        AtomicBool(imp::AtomicBool::new(v), Creation::new())
     }
 
     common_methods!(bool);
@@ -215,15 +254,14 @@ impl std::fmt::Debug for AtomicBool {
 }
 
 /// loom's `AtomicPtr`: racer's `AtomicPtr` with loom's `with_mut`.
-#[repr(transparent)]
-pub struct AtomicPtr<T>(imp::AtomicPtr<T>);
+pub struct AtomicPtr<T>(imp::AtomicPtr<T>, Creation);
 
 impl<T> AtomicPtr<T> {
     /// A new atomic holding `p`.
     #[track_caller]
     #[inline]
-    pub const fn new(p: *mut T) -> AtomicPtr<T> {
-        AtomicPtr(imp::AtomicPtr::new(p))
+    pub fn new(p: *mut T) -> AtomicPtr<T> {
+        AtomicPtr(imp::AtomicPtr::new(p), Creation::new())
     }
 
     common_methods!(*mut T);

@@ -25,6 +25,18 @@ impl<T> Shared<T> {
         Shared { meta: CellMeta::new(), value: UnsafeCell::new(value) }
     }
 
+    /// A new cell whose creation is a checked write by the calling thread at the caller's line,
+    /// as loom's cells are: another thread's access that is not ordered after the creation
+    /// races with it (the cell was published without a release). For racer's loom stand-in,
+    /// whose `UnsafeCell::new` is not `const`, as loom's is not.
+    #[doc(hidden)]
+    #[track_caller]
+    pub fn new_written(value: T) -> Shared<T> {
+        let cell = Shared::new(value);
+        cell.check(AccessKind::Write, Location::caller());
+        cell
+    }
+
     /// Consumes the cell, which counts as a write (like dropping it).
     #[track_caller]
     pub fn into_inner(mut self) -> T {

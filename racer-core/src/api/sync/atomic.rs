@@ -514,10 +514,15 @@ macro_rules! common_methods {
         /// nor its cache line while the value is not the one it waits for. A failed
         /// compare-exchange is that load; std's panics for a release failure ordering are left
         /// to the real one.
+        ///
+        /// The load's effect on clocks is taken only when it fails: a plain look comes first,
+        /// since a compare-exchange that succeeds acquires only as its success ordering says
+        /// (a Relaxed success after a SeqCst failure ordering acquires nothing).
         #[inline]
         #[track_caller]
         fn fails_at(&self, current: $v, failure: Ordering) -> Option<$v> {
-            if matches!(failure, Ordering::Release | Ordering::AcqRel) {
+            if matches!(failure, Ordering::Release | Ordering::AcqRel) || self.inner.load(Ordering::Relaxed) == current
+            {
                 return None;
             }
             let seen = self.sync.load($name, Location::caller(), failure, || self.inner.load(failure));
