@@ -1,5 +1,5 @@
-//! With `race-detect`, compiles the detector (`../racer-core/src/lib.rs`, std only) with
-//! `rustc -C opt-level=3` into `OUT_DIR`, where this crate finds it as `extern crate racer_core`.
+//! With `race-detect`, compiles the detector (`detector/lib.rs`, std only: racer-core's source,
+//! shipped inside this package) with `rustc -C opt-level=3`, and tells this crate its name.
 //!
 //! Why not a normal dependency: Cargo builds dependencies with the user's profile, and the
 //! dev and test profiles (what `cargo test` uses) do not optimise; only the user's own
@@ -7,13 +7,25 @@
 //! check costs about ten times as much. Compiled here, the detector runs at full speed in every
 //! build of the user's, with nothing for them to set. The generic wrappers (`Shared<T>`,
 //! `Mutex<T>`...) are still instantiated in the user's crate with its profile; they only hand
-//! over to the detector's functions.
+//! over to the detector's functions. (When cargo's `hints.min-opt-level`, RFC 3924, is
+//! implemented, a normal dependency with that hint can replace this script.)
 //!
-//! The user's RUSTFLAGS (`CARGO_ENCODED_RUSTFLAGS`) and target go to this compilation too, so
-//! it matches the rest of the build.
+//! Where the detector goes: into cargo's `deps` directory of this build, under a name unique to
+//! this build of racer-rt (`racer_core_<hash>`), which `src/lib.rs` takes from the generated
+//! `OUT_DIR/detector.rs`. Every rustc and rustdoc call cargo makes searches `deps` for the
+//! crates a crate depends on through others, so the crates that depend on this one, and
+//! `cargo doc` of them, find it; a `-L` from a build script reaches rustc only, never rustdoc
+//! (rustdoc of this crate itself documents the feature-off items in its place: `src/lib.rs`).
+//! Where `deps` is not where cargo's layout puts it, the detector stays in `OUT_DIR` (rustc
+//! still finds it; `cargo doc` of a dependent would not).
+//!
+//! It is compiled as cargo would: through `RUSTC_WRAPPER` and `RUSTC_WORKSPACE_WRAPPER` (sccache
+//! users), for the build's target, with the user's RUSTFLAGS (`CARGO_ENCODED_RUSTFLAGS`).
 
+use std::collections::hash_map::DefaultHasher;
 use std::env;
-use std::path::PathBuf;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
@@ -21,20 +33,30 @@ fn main() {
     if env::var_os("CARGO_FEATURE_RACE_DETECT").is_none() {
         return;
     }
+    if env::var_os("CARGO_CFG_MIRI").is_some() {
+        fail(
+            "racer's `race-detect` feature does not run under Miri (the detector is compiled apart, \
+             optimised, and Miri interprets its own build of std); run `cargo miri test` without \
+             `--features race-detect`: the feature-off build runs under Miri",
+        );
+    }
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let source = manifest_dir.join("../racer-core/src");
+    let source = manifest_dir.join("detector");
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed={}", source.display());
+    for var in ["RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_ENCODED_RUSTFLAGS"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
 
-    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
-    let mut cmd = Command::new(rustc);
-    cmd.args(["--crate-name", "racer_core", "--crate-type", "rlib", "--edition", "2021"])
+    let name = format!("racer_core_{:016x}", hash_of(&out_dir));
+    let deps = deps_dir(&out_dir);
+    let dest = deps.as_deref().unwrap_or(&out_dir);
+
+    let mut cmd = rustc();
+    cmd.args(["--crate-name", &name, "--crate-type", "rlib", "--edition", "2021"])
         .args(["-C", "opt-level=3", "-C", "debuginfo=0", "-C", "codegen-units=1", "--cap-lints", "warn"])
-        // Names this build of the detector apart from any other crate called racer_core.
-        .arg("-C")
-        .arg(format!("metadata=racer-rt-{}", env::var("CARGO_PKG_VERSION").unwrap_or_default()))
         .arg("--out-dir")
-        .arg(&out_dir)
+        .arg(dest)
         .arg(source.join("lib.rs"));
     if let Ok(target) = env::var("TARGET") {
         cmd.args(["--target", &target]);
@@ -42,12 +64,52 @@ fn main() {
     if let Ok(flags) = env::var("CARGO_ENCODED_RUSTFLAGS") {
         cmd.args(flags.split('\x1f').filter(|f| !f.is_empty()));
     }
-    let output = cmd.output().unwrap_or_else(|e| panic!("racer-rt: cannot run rustc ({cmd:?}): {e}"));
+    let output = cmd.output().unwrap_or_else(|e| fail(&format!("cannot run rustc ({cmd:?}): {e}")));
     if !output.status.success() {
-        panic!(
-            "racer-rt: compiling the detector (racer-core) failed: {cmd:?}\n{}",
+        fail(&format!(
+            "compiling the detector (racer-core) failed: {cmd:?}\n{}",
             String::from_utf8_lossy(&output.stderr)
-        );
+        ));
     }
-    println!("cargo:rustc-link-search=all={}", out_dir.display());
+    // rustc looks up a crate this crate names itself (`extern crate`) only in `-L crate=` (or
+    // `all=`) directories; the crates that depend on this one find it through cargo's own
+    // `-L dependency=<deps>`.
+    println!("cargo:rustc-link-search=crate={}", dest.display());
+    std::fs::write(out_dir.join("detector.rs"), format!("extern crate {name} as racer_core;\n"))
+        .unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", out_dir.join("detector.rs").display())));
+}
+
+/// rustc as cargo runs it: `RUSTC_WRAPPER`, then `RUSTC_WORKSPACE_WRAPPER` (set by cargo only
+/// when this package is a workspace member), then `RUSTC`.
+fn rustc() -> Command {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let wrappers: Vec<String> = ["RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER"]
+        .iter()
+        .filter_map(|v| env::var(v).ok())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut program = wrappers.iter().chain(std::iter::once(&rustc));
+    let mut cmd = Command::new(program.next().expect("rustc is always there"));
+    cmd.args(program);
+    cmd
+}
+
+/// Cargo's `deps` directory of this build: `OUT_DIR` is `<profile dir>/build/<unit>/out`.
+fn deps_dir(out_dir: &Path) -> Option<PathBuf> {
+    let profile_dir = out_dir.parent()?.parent()?.parent()?;
+    let build = out_dir.parent()?.parent()?;
+    (build.file_name()? == "build" && out_dir.file_name()? == "out")
+        .then(|| profile_dir.join("deps"))
+        .filter(|deps| deps.is_dir())
+}
+
+fn hash_of(path: &Path) -> u64 {
+    let mut h = DefaultHasher::new();
+    path.hash(&mut h);
+    h.finish()
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("error: racer-rt: {message}");
+    std::process::exit(1);
 }

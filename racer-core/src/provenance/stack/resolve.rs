@@ -51,17 +51,10 @@ pub fn resolve_shown(id: StackId) -> Vec<Frame> {
 /// user's frames, and std's internals (a user frame is never hidden behind them), whether std's
 /// source is the toolchain's (`/rustc/...`) or a local copy (the `rust-src` component).
 fn is_own_frame(function: &str, file: Option<&str>) -> bool {
-    const OWN: [&str; 8] = [
-        "racer_core::",
-        "<racer_core::",
-        "racer_rt::",
-        "<racer_rt::",
-        "backtrace::",
-        "<backtrace::",
-        "racer::",
-        "<racer::",
-    ];
-    OWN.iter().any(|p| function.starts_with(p))
+    // The detector's crate is `racer_core_<hash>` as racer-rt's build script names it.
+    const OWN: [&str; 5] = ["racer_core::", "racer_core_", "racer_rt::", "backtrace::", "racer::"];
+    let path = function.strip_prefix('<').unwrap_or(function);
+    OWN.iter().any(|p| path.starts_with(p))
         || function == "__rust_try"
         || file.is_some_and(|f| f.starts_with("/rustc/") || f.contains("/lib/rustlib/src/rust/library/"))
 }
@@ -89,6 +82,8 @@ mod tests {
         assert!(is_own_frame(map, Some(local)));
         assert!(is_own_frame(map, Some("/rustc/59807616e1fa/library/core/src/option.rs")));
         assert!(is_own_frame("racer_core::shadow::CellMeta::access_slow", None));
+        assert!(is_own_frame("racer_core_44ccd18867b19d7f::api::thread::fork", None));
+        assert!(is_own_frame("<racer_core_44ccd18867b19d7f::sync::Mutex<T>>::lock", None));
         assert!(!is_own_frame("my_crate::worker", Some("src/lib.rs")));
         assert!(!is_own_frame("core::option::Option<T>::map", Some("src/rustlib_notes.rs")));
     }
