@@ -32,6 +32,16 @@ pub fn happened() -> bool {
     INTERRUPTED.load(SeqCst)
 }
 
+/// Whether the run that ended with `status` was interrupted: the handler saw it, or cargo died
+/// of Ctrl-C's SIGINT (the handler's thread may not have run yet when the child's end is seen).
+pub fn stopped(status: &ExitStatus) -> bool {
+    #[cfg(unix)]
+    let died_of_sigint = std::os::unix::process::ExitStatusExt::signal(status) == Some(libc::SIGINT);
+    #[cfg(not(unix))]
+    let died_of_sigint = false;
+    died_of_sigint || happened()
+}
+
 /// Marks `child` as the one to pass an interrupt on to, until the returned value is dropped
 /// (after the child has been waited for).
 pub fn watch(child: &Child) -> Watch {

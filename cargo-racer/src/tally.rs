@@ -96,7 +96,7 @@ fn pump(from: impl Read, mut to: impl Write, keep: bool) -> (Tally, String) {
 /// Prints the summary of a run (`None`: interrupted before cargo test started) and gives the
 /// exit status.
 pub fn summary(outcome: Option<&Outcome>, args: &Args) -> ExitCode {
-    let Some(Outcome { status, tally: t, .. }) = outcome.filter(|_| !interrupt::happened()) else {
+    let Some(Outcome { status, tally: t, .. }) = outcome.filter(|o| !interrupt::stopped(&o.status)) else {
         let races = outcome.map_or(0, |o| o.tally.races);
         eprintln!("cargo racer: interrupted ({races} data race(s) reported before that)");
         return ExitCode::from(130);
