@@ -145,6 +145,15 @@ impl Args {
     }
 }
 
+/// After a failure: names an argument that looks like a misspelt flag of cargo racer's.
+pub fn hint_typo(args: &Args) {
+    if let Some((typo, ours)) = args.near_miss() {
+        eprintln!(
+            "cargo racer: `{typo}` is not an option of cargo racer (it went to cargo test): did you mean `{ours}`?"
+        );
+    }
+}
+
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();

@@ -65,6 +65,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("cargo racer: error: {e}");
+            arguments::hint_typo(&args);
             ExitCode::from(2)
         }
     }

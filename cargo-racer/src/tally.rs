@@ -114,9 +114,7 @@ pub fn summary(outcome: Option<&Outcome>, args: &Args) -> ExitCode {
             eprintln!("cargo racer: no data races found ({} test(s) passed, racer on)", t.passed);
         } else if t.passed + t.failed == 0 {
             eprintln!("cargo racer: cargo test failed ({status}) before any test ran: no data races reported");
-            if let Some((typo, ours)) = args.near_miss() {
-                eprintln!("cargo racer: `{typo}` went to cargo test, which does not know it: did you mean `{ours}`?");
-            }
+            crate::arguments::hint_typo(args);
         } else {
             eprintln!(
                 "cargo racer: no data races reported, but cargo test failed ({status}; {} passed, {} failed)",
