@@ -459,8 +459,9 @@ mod runner {
         let r = cargo_racer_test(&fixture(), &["--lom"]);
         assert!(!r.success, "{}", r.all());
         assert!(
-            r.stderr
-                .contains("`--lom` is not an option of cargo racer (it went to cargo test): did you mean `--loom`?"),
+            r.stderr.contains(
+                "`--lom` is passed to cargo test as one of its own options: did you mean cargo racer's `--loom`?"
+            ),
             "{}",
             r.all()
         );

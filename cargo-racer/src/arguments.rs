@@ -149,7 +149,7 @@ impl Args {
 pub fn hint_typo(args: &Args) {
     if let Some((typo, ours)) = args.near_miss() {
         eprintln!(
-            "cargo racer: `{typo}` is not an option of cargo racer (it went to cargo test): did you mean `{ours}`?"
+            "cargo racer: `{typo}` is passed to cargo test as one of its own options: did you mean cargo racer's `{ours}`?"
         );
     }
 }

@@ -273,6 +273,23 @@ fn excluded_members_need_no_race_detect_feature() {
     }
 }
 
+/// Outside any Cargo project: the runner fails before cargo test runs, and names the typo.
+#[test]
+fn a_typo_of_a_runner_flag_is_named() {
+    let dir = scratch_crate("no-project", &[("README", String::new())]);
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_cargo-racer")).args(["racer", "test", "--lom"]).current_dir(&dir).output();
+    let out = out.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "`--lom` is passed to cargo test as one of its own options: did you mean cargo racer's `--loom`?"
+        ),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn version_and_help() {
     for (args, wanted) in [
