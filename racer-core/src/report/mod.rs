@@ -24,4 +24,4 @@ pub(crate) use frame::{hide_generated, runs_test, test_of};
 pub(crate) use race::race_json;
 #[allow(unused_imports)]
 pub(crate) use race::LastSync;
-pub use race::{Access, AccessKind, Race, RaceKind};
+pub use race::{Access, AccessKind, AtomicPair, CellBirth, HeldLock, Race, RaceKind};
