@@ -115,8 +115,7 @@ WARNING: racer: data race (flow: write, then a parallel read) on Shared<u64> at 
   Previous write by thread 'writer' at tests/report_explains.rs:24:19:
     #0 report_explains::flag::{{closure}}::{{closure}}  tests/report_explains.rs:24:19
     (the thread's last synchronisation before it: starting from spawn at tests/report_explains.rs:23:14)
-  Shared<u64> first accessed by thread 'writer' at tests/report_explains.rs:24:19:
-    #0 report_explains::flag::{{closure}}::{{closure}}  tests/report_explains.rs:24:19
+  Shared<u64> first accessed by thread 'writer' at tests/report_explains.rs:24:19 (the previous write's site)
   Thread 'reader' spawned at:
     #0 report_explains::flag::{{closure}}  tests/report_explains.rs:31:14
     #1 report_explains::flag  tests/report_explains.rs:17:5
@@ -131,7 +130,10 @@ racer: 1 data race(s) found
         let race = &report.races()[0];
         let pair = race.atomic_pair().expect("the hand-off is named");
         assert_eq!((pair.object(), pair.created().line()), ("AtomicBool", 18));
-        assert_eq!((pair.store_site().line(), pair.store_ordering(), pair.store_is_rmw()), (25, Ordering::Relaxed, false));
+        assert_eq!(
+            (pair.store_site().line(), pair.store_ordering(), pair.store_is_rmw()),
+            (25, Ordering::Relaxed, false)
+        );
         assert_eq!((pair.load_site().line(), pair.load_ordering()), (32, Ordering::Relaxed));
         assert_eq!(race.current().thread_name(), Some("reader"));
         assert_eq!(race.previous().thread_name(), Some("writer"));
@@ -207,13 +209,11 @@ racer: 1 data race(s) found
             ),
             "{json}"
         );
+        assert!(json.contains("\"cell\":{\"created\":false,\"thread\":{\"name\":\"writer\",\"id\":"), "{json}");
         assert!(
-            json.contains(
-                "\"cell\":{\"created\":false,\"thread\":{\"name\":\"writer\",\"id\":"
-            ),
+            json.contains("\"site\":{\"file\":\"tests/report_explains.rs\",\"line\":24,\"column\":19},\"frames\":[{"),
             "{json}"
         );
-        assert!(json.contains("\"site\":{\"file\":\"tests/report_explains.rs\",\"line\":24,\"column\":19},\"frames\":[{"), "{json}");
         assert_eq!(json.matches("\"locks_held\":[]").count(), 2, "{json}");
     }
 }

@@ -173,7 +173,8 @@ impl StoreLog {
             }
             // SAFETY: non-zero words 1 and 2 were made from `&'static Location`s in `note`, and
             // the address check shows they belong to this entry's note.
-            let (created, site) = unsafe { (&*(created as *const Location<'static>), &*(site as *const Location<'static>)) };
+            let (created, site) =
+                unsafe { (&*(created as *const Location<'static>), &*(site as *const Location<'static>)) };
             out.push(StoreNote {
                 atomic,
                 created,
@@ -269,7 +270,10 @@ mod tests {
         log.note(store(8, Ordering::SeqCst));
         log.note(store(24, Ordering::Release));
         let e = log.entries();
-        assert_eq!(e.iter().map(|s| (s.atomic, s.order)).collect::<Vec<_>>(), [(8, Ordering::SeqCst), (24, Ordering::Release)]);
+        assert_eq!(
+            e.iter().map(|s| (s.atomic, s.order)).collect::<Vec<_>>(),
+            [(8, Ordering::SeqCst), (24, Ordering::Release)]
+        );
         log.clear();
         assert!(log.entries().is_empty());
     }

@@ -89,14 +89,13 @@ impl ThreadRef {
                         index.checked_add(1).expect("racer: more than 4 billion threads named by access records");
                     let slot = &CHUNK_TABLE[(index >> CHUNK_BITS) as usize];
                     if slot.load(Ordering::Relaxed).is_null() {
-                        let chunk: Box<[Entry]> =
-                            (0..CHUNK)
-                                .map(|_| Entry {
-                                    refs: AtomicU32::new(0),
-                                    info: Mutex::new(None),
-                                    stores: AtomicPtr::new(ptr::null_mut()),
-                                })
-                                .collect();
+                        let chunk: Box<[Entry]> = (0..CHUNK)
+                            .map(|_| Entry {
+                                refs: AtomicU32::new(0),
+                                info: Mutex::new(None),
+                                stores: AtomicPtr::new(ptr::null_mut()),
+                            })
+                            .collect();
                         slot.store(Box::leak(chunk).as_mut_ptr(), Ordering::Release);
                     }
                     index

@@ -185,15 +185,11 @@ impl AtomicPair {
         let load_acquires = matches!(self.load_order, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst);
         let store_to = if self.store_is_rmw { "AcqRel" } else { "Release" };
         match (self.store_releases, load_acquires) {
-            (false, false) => format!(
-                "make the {store} at {} {store_to} and the load at {} Acquire",
-                self.store_site, self.load_site
-            ),
+            (false, false) => {
+                format!("make the {store} at {} {store_to} and the load at {} Acquire", self.store_site, self.load_site)
+            }
             (false, true) => format!("make the {store} at {} {store_to}", self.store_site),
-            _ => format!(
-                "make the load at {} Acquire (or put a fence(Acquire) after it)",
-                self.load_site
-            ),
+            _ => format!("make the load at {} Acquire (or put a fence(Acquire) after it)", self.load_site),
         }
     }
 
@@ -555,7 +551,11 @@ impl Race {
                 "{}; {}: {}, which order nothing between them",
                 capitalised(&held(cur)),
                 held(prev),
-                if cur.locks_held.len() + prev.locks_held.len() == 2 { "two different locks" } else { "no lock in common" }
+                if cur.locks_held.len() + prev.locks_held.len() == 2 {
+                    "two different locks"
+                } else {
+                    "no lock in common"
+                }
             ));
         }
         let (a, _) = common.iter().find(|(a, b)| a.mode == LockMode::Shared && b.mode == LockMode::Shared)?;
@@ -647,14 +647,18 @@ impl fmt::Display for Race {
         }
         if let Some(birth) = &self.cell {
             let how = if birth.created { "created" } else { "first accessed" };
-            writeln!(
-                f,
-                "  Shared<{}> {how} by {} at {}:",
-                self.type_name,
-                birth.thread_label(),
-                birth.location
-            )?;
-            write_frames(f, &birth.frames)?;
+            let head = format!("  Shared<{}> {how} by {} at {}", self.type_name, birth.thread_label(), birth.location);
+            // At the site of one of the two accesses, by its thread: its stack is shown above.
+            let shown = [(&self.current, ""), (&self.previous, "previous ")]
+                .into_iter()
+                .find(|(a, _)| a.thread_id == birth.thread_id && a.location == birth.location);
+            match shown {
+                Some((a, prefix)) if !birth.created => writeln!(f, "{head} (the {prefix}{}'s site)", a.kind.noun())?,
+                _ => {
+                    writeln!(f, "{head}:")?;
+                    write_frames(f, &birth.frames)?;
+                }
+            }
         }
         let mut seen = Vec::new();
         for access in [&self.current, &self.previous] {
