@@ -25,11 +25,14 @@ thread_local! {
     static SLOW_ACCESSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
+/// One held lock as `HELD_SET` compares it: (lock, mode, created, taken at).
+type HeldKey = (u64, LockMode, usize, usize);
+
 thread_local! {
     /// The locks this thread held at its last access that held any, as (lock, mode, created,
     /// taken at), and that set's id in `held_locks`: a thread mostly accesses its cells under
     /// the same locks taken at the same lines, and then looks nothing up.
-    static HELD_SET: std::cell::RefCell<(Vec<(u64, LockMode, usize, usize)>, u32)> =
+    static HELD_SET: std::cell::RefCell<(Vec<HeldKey>, u32)> =
         const { std::cell::RefCell::new((Vec::new(), 0)) };
 }
 
