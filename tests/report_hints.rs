@@ -242,32 +242,44 @@ WARNING: racer: data race (anti: read, then a parallel write) on Shared<u64> at 
   Write by thread 'writer' at tests/report_hints.rs:39:19:
     #0 report_hints::missing_lock::{{closure}}::{{closure}}  tests/report_hints.rs:39:19
     (the thread's last synchronisation before it: locking Mutex (created at tests/report_hints.rs:22:29) at tests/report_hints.rs:38:31)
+    (holding Mutex (created at tests/report_hints.rs:22:29), locked at tests/report_hints.rs:38:31)
   Previous read by thread 'auditor' at tests/report_hints.rs:29:19:
     #0 report_hints::missing_lock::{{closure}}::{{closure}}  tests/report_hints.rs:29:19
     (the thread's last synchronisation before it: starting from spawn at tests/report_hints.rs:28:14)
+  Shared<u64> first accessed by thread 'auditor' at tests/report_hints.rs:29:19 (the previous read's site)
   Thread 'writer' spawned at:
     #0 report_hints::missing_lock::{{closure}}  tests/report_hints.rs:36:14
     #1 report_hints::missing_lock  tests/report_hints.rs:21:5
   Thread 'auditor' spawned at:
     #0 report_hints::missing_lock::{{closure}}  tests/report_hints.rs:28:14
     #1 report_hints::missing_lock  tests/report_hints.rs:21:5
-  Thread 'writer' held Mutex (created at tests/report_hints.rs:22:29), locked at tests/report_hints.rs:38:31, at its write; thread 'auditor' took no lock racer sees between its start and its read: if that lock guards this cell, take it for the read too
+  Thread 'writer' held Mutex (created at tests/report_hints.rs:22:29), locked at tests/report_hints.rs:38:31, at its write; thread 'auditor' held no lock at its read: if that lock guards this cell, take it for the read too
 ==================
 racer: 1 data race(s) found
 "
         );
         let race = &report.races()[0];
         assert!(!race.current().is_test_thread() && !race.previous().is_test_thread());
+        assert_eq!(race.current().locks_held().len(), 1);
+        assert!(race.previous().locks_held().is_empty());
         let json = report.to_json();
         assert!(
             json.contains(
                 "\"hints\":[\"Thread 'writer' held Mutex (created at tests/report_hints.rs:22:29), locked at \
-                 tests/report_hints.rs:38:31, at its write; thread 'auditor' took no lock racer sees between its \
-                 start and its read: if that lock guards this cell, take it for the read too\"]"
+                 tests/report_hints.rs:38:31, at its write; thread 'auditor' held no lock at its read: if that lock \
+                 guards this cell, take it for the read too\"]"
             ),
             "{json}"
         );
         assert!(json.contains("\"foreign_thread\":false,\"test_thread\":false"), "{json}");
+        assert!(
+            json.contains(
+                "\"locks_held\":[{\"object\":\"Mutex\",\"mode\":\"exclusive\",\"created\":{\"file\":\
+                 \"tests/report_hints.rs\",\"line\":22,\"column\":29},\"acquired_at\":{\"file\":\
+                 \"tests/report_hints.rs\",\"line\":38,\"column\":31}}]"
+            ),
+            "{json}"
+        );
         assert!(
             json.contains(
                 "\"test\":\"detector::a_missing_lock_is_named_and_no_unseen_synchronisation_is_suggested\",\"current\":"
@@ -285,6 +297,19 @@ racer: 1 data race(s) found
               at its write; thread 'a' held Mutex (created at tests/report_hints.rs:50:41), locked at \
               tests/report_hints.rs:57:31, at its write: two different locks, which order nothing between them"]
         );
+        // Each access lists the locks its thread held: kind, creation site, where taken.
+        let race = &report.races()[0];
+        let held = |a: &racer::Access| {
+            a.locks_held()
+                .iter()
+                .map(|l| (l.object(), l.created().column(), l.acquired_at().line()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(held(race.current()), [("Mutex", 67, 67)]);
+        assert_eq!(held(race.previous()), [("Mutex", 41, 57)]);
+        assert!(text(&report).contains(
+            "    (holding Mutex (created at tests/report_hints.rs:50:41), locked at tests/report_hints.rs:57:31)\n"
+        ));
     }
 
     #[test]
@@ -316,6 +341,7 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
   Previous write by thread 'std-worker' at tests/report_hints.rs:109:30:
     #0 report_hints::std_thread::{{closure}}::{{closure}}  tests/report_hints.rs:109:30
     (no synchronisation by the thread before it)
+  Shared<u64> first accessed by thread 'std-worker' at tests/report_hints.rs:109:30 (the previous write's site)
   Thread 'detector::a_std_thread_gets_advice_the_test_thread_none' synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing
   Thread 'std-worker' was not started by racer, so racer sees neither what ordered its start nor how it synchronises outside racer's wrappers: start it with racer::thread::spawn or scope, or mark that synchronisation with racer::annotate::release and acquire
 ==================
@@ -346,6 +372,7 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
   Previous write by thread T2 at tests/report_hints.rs:157:11:
     #0 report_hints::fixture_plain_test::{{closure}}  tests/report_hints.rs:157:11
     (the thread's last synchronisation before it: starting from spawn at tests/report_hints.rs:156:17)
+  Shared<u64> first accessed by thread T2 at tests/report_hints.rs:157:11 (the previous write's site)
   Thread T3 spawned at:
     #0 report_hints::fixture_plain_test  tests/report_hints.rs:164:5
   Thread T2 spawned at:
@@ -412,6 +439,7 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
   Previous write by thread 'fixture_model_test' at tests/report_hints.rs:144:14:
     #0 report_hints::fixture_model_test  tests/report_hints.rs:144:14
     (the thread's last synchronisation before it: spawning a thread at tests/report_hints.rs:139:13)
+  Shared<u64> first accessed by thread 'fixture_model_test' at tests/report_hints.rs:144:14 (the previous write's site)
   Thread T3 spawned at:
     #0 report_hints::fixture_model_test  tests/report_hints.rs:139:13
   Thread 'fixture_model_test' spawned at:
@@ -441,6 +469,7 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
   Previous write by thread T2 at tests/report_hints.rs:124:11:
     #0 report_hints::fixture_racer_test::{{closure}}  tests/report_hints.rs:124:11
     (the thread's last synchronisation before it: starting from spawn at tests/report_hints.rs:123:13)
+  Shared<u64> first accessed by thread T2 at tests/report_hints.rs:124:11 (the previous write's site)
   Thread T2 spawned at:
     #0 report_hints::fixture_racer_test  tests/report_hints.rs:123:13
   Thread T2 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing

@@ -33,7 +33,8 @@ impl<T> Shared<T> {
     #[track_caller]
     pub fn new_written(value: T) -> Shared<T> {
         let cell = Shared::new(value);
-        cell.check(AccessKind::Write, Location::caller());
+        let address = cell.value_address();
+        cell.meta.create(Location::caller(), std::any::type_name::<T>(), address);
         cell
     }
 

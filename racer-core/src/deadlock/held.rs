@@ -58,3 +58,14 @@ pub fn released(id: u64) {
 pub(super) fn held_now() -> Vec<Acq> {
     HELD.try_with(|h| h.try_borrow().map(|v| v.clone()).unwrap_or_default()).unwrap_or_default()
 }
+
+/// Runs `f` on the locks the calling thread holds, in the order taken (none while detection is
+/// off, or inside `f` of another call): what a race report lists per access.
+pub fn with_held<R>(f: impl FnOnce(&[Acq]) -> R) -> R {
+    let mut f = Some(f);
+    let out = HELD.try_with(|h| h.try_borrow().ok().map(|held| (f.take().expect("runs once"))(&held)));
+    match out {
+        Ok(Some(r)) => r,
+        _ => (f.take().expect("runs once"))(&[]),
+    }
+}

@@ -13,7 +13,7 @@
 //! - `lock_use`: an acquisition as a report shows it, and the frames of a lock still held.
 //! - `order_graph`: the lock-order graph (the edges each thread adds, their cycles) and its
 //!   lock-order inversion reports.
-//! - `held`: the locks a thread holds (`acquired`, `released`).
+//! - `held`: the locks a thread holds (`acquired`, `released`; `with_held` for race reports).
 //! - `wait_slot`: what a blocked thread waits for (`Wait`), published in its own slot.
 //! - `watchdog`: the thread that reads the slots and reports real deadlocks (`TICK`, `QUIET`).
 //! - `blocking`: a contended acquisition (re-lock, spin, publishing its wait) and a published
@@ -37,7 +37,7 @@ mod wait_slot;
 mod watchdog;
 
 pub use blocking::{blocking_lock, contended, pause, wait, Blocking, DeadlockAbort, SPIN_ROUNDS};
-pub use held::{acquired, released};
+pub use held::{acquired, released, with_held};
 pub use lock::{Acq, LockMeta};
 pub use thread_end::Done;
 pub use wait_slot::Wait;

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::base::lock::Mutex;
 
+use crate::provenance::atomic_log::{StoreLog, StoreNote};
 use crate::provenance::stack::StackId;
 
 /// Who a thread is, for reports. Shared by every access record the thread leaves behind.
@@ -45,6 +46,9 @@ pub struct ThreadRef(NonZeroU32);
 struct Entry {
     refs: AtomicU32,
     info: Mutex<Option<Arc<ThreadInfo>>>,
+    /// The thread's last stores to racer atomics (see `atomic_log`), made on its first such
+    /// store and kept with the entry (cleared when the entry names a new thread).
+    stores: AtomicPtr<StoreLog>,
 }
 
 const CHUNK_BITS: u32 = 12;
@@ -85,8 +89,13 @@ impl ThreadRef {
                         index.checked_add(1).expect("racer: more than 4 billion threads named by access records");
                     let slot = &CHUNK_TABLE[(index >> CHUNK_BITS) as usize];
                     if slot.load(Ordering::Relaxed).is_null() {
-                        let chunk: Box<[Entry]> =
-                            (0..CHUNK).map(|_| Entry { refs: AtomicU32::new(0), info: Mutex::new(None) }).collect();
+                        let chunk: Box<[Entry]> = (0..CHUNK)
+                            .map(|_| Entry {
+                                refs: AtomicU32::new(0),
+                                info: Mutex::new(None),
+                                stores: AtomicPtr::new(ptr::null_mut()),
+                            })
+                            .collect();
                         slot.store(Box::leak(chunk).as_mut_ptr(), Ordering::Release);
                     }
                     index
@@ -94,6 +103,11 @@ impl ThreadRef {
             }
         };
         let e = entry(index);
+        let stores = e.stores.load(Ordering::Acquire);
+        if !stores.is_null() {
+            // SAFETY: a published log is never freed (see `note_store`).
+            unsafe { (*stores).clear() };
+        }
         *e.info.lock() = Some(info);
         e.refs.store(1, Ordering::Release);
         ThreadRef(NonZeroU32::new(index).expect("index 0 is never allocated"))
@@ -102,6 +116,46 @@ impl ThreadRef {
     /// The thread's info.
     pub fn info(&self) -> Arc<ThreadInfo> {
         entry(self.0.get()).info.lock().clone().expect("a live handle's entry holds its info")
+    }
+
+    /// Notes a store (or RMW) of the thread this handle names, made by that thread under the
+    /// atomic's lock.
+    #[inline]
+    pub fn note_store(&self, store: StoreNote) {
+        let e = entry(self.0.get());
+        let mut log = e.stores.load(Ordering::Acquire);
+        if log.is_null() {
+            log = new_store_log(e);
+        }
+        // SAFETY: a published log is never freed.
+        unsafe { (*log).note(store) };
+    }
+
+    /// The last stores to racer atomics of the thread this handle names, as far as they read
+    /// whole while it may still be storing.
+    pub fn stores(&self) -> Vec<StoreNote> {
+        let log = entry(self.0.get()).stores.load(Ordering::Acquire);
+        // SAFETY: as above.
+        if log.is_null() {
+            Vec::new()
+        } else {
+            unsafe { (*log).entries() }
+        }
+    }
+}
+
+/// The store log of entry `e`, made by its thread's first store; never freed (entries are not
+/// either), and reused by the threads the entry names later.
+#[cold]
+fn new_store_log(e: &Entry) -> *mut StoreLog {
+    let log = Box::into_raw(Box::new(StoreLog::new()));
+    match e.stores.compare_exchange(ptr::null_mut(), log, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => log,
+        Err(theirs) => {
+            // SAFETY: ours, never published.
+            drop(unsafe { Box::from_raw(log) });
+            theirs
+        }
     }
 }
 

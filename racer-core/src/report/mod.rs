@@ -25,3 +25,7 @@ pub(crate) use race::race_json;
 #[allow(unused_imports)]
 pub(crate) use race::LastSync;
 pub use race::{Access, AccessKind, Race, RaceKind};
+// Named by the detector; the feature-off build only compiles them (methods of `Race` and
+// `Access` return them).
+#[allow(unused_imports)]
+pub use race::{AtomicPair, CellBirth, HeldLock};

@@ -4,7 +4,9 @@
 
 use std::fmt;
 use std::panic::Location;
+use std::sync::atomic::Ordering;
 
+use super::deadlock::LockMode;
 use super::frame::{capitalised, frames_json, json_string, write_frames, Frame};
 
 /// How two conflicting accesses of one cell relate, named after the earlier one's kind.
@@ -63,6 +65,227 @@ pub(crate) struct LastSync {
     pub(crate) at: &'static Location<'static>,
 }
 
+/// A racer lock the accessing thread held at the access (kind, creation site, where taken).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HeldLock {
+    /// racer's number for the lock (as `LockUse::lock_id`).
+    pub(crate) lock: u64,
+    pub(crate) object: &'static str,
+    pub(crate) mode: LockMode,
+    pub(crate) created: &'static Location<'static>,
+    pub(crate) acquired_at: &'static Location<'static>,
+}
+
+impl HeldLock {
+    /// racer's number for the lock, unique over the process.
+    pub fn lock_id(&self) -> u64 {
+        self.lock
+    }
+
+    /// `"Mutex"`, `"RwLock"`, or a `lock_api` adapter's name.
+    pub fn object(&self) -> &'static str {
+        self.object
+    }
+
+    pub fn mode(&self) -> LockMode {
+        self.mode
+    }
+
+    /// Where the lock was created (its `new`).
+    pub fn created(&self) -> &'static Location<'static> {
+        self.created
+    }
+
+    /// The `#[track_caller]` site of the `lock`/`read`/`write` call that took it.
+    pub fn acquired_at(&self) -> &'static Location<'static> {
+        self.acquired_at
+    }
+
+    /// `Mutex (created at a.rs:3:5), locked at a.rs:9:20`; `RwLock (...), read-locked at ...`.
+    fn describe(&self) -> String {
+        let how = match (self.object, self.mode) {
+            ("RwLock", LockMode::Shared) => "read-locked",
+            ("RwLock", LockMode::Exclusive) => "write-locked",
+            (_, LockMode::Shared) => "locked shared",
+            _ => "locked",
+        };
+        format!("{} (created at {}), {how} at {}", self.object, self.created, self.acquired_at)
+    }
+
+    fn json(&self, out: &mut String) {
+        out.push_str(&format!(
+            "{{\"object\":{},\"mode\":\"{}\",\"created\":{},\"acquired_at\":{}}}",
+            json_string(self.object),
+            match self.mode {
+                LockMode::Exclusive => "exclusive",
+                LockMode::Shared => "shared",
+            },
+            site_json(self.created),
+            site_json(self.acquired_at)
+        ));
+    }
+}
+
+/// The hand-off through a racer atomic that failed to order a race: the thread of the current
+/// access loaded the atomic (`load_*`), whose last store (or RMW) by the other thread
+/// (`store_*`) made no happens-before edge with that load.
+#[derive(Debug, Clone)]
+pub struct AtomicPair {
+    pub(crate) object: &'static str,
+    pub(crate) created: &'static Location<'static>,
+    pub(crate) store_site: &'static Location<'static>,
+    pub(crate) store_order: Ordering,
+    pub(crate) store_is_rmw: bool,
+    /// The store released its thread's clock (a Release ordering or a fence(Release) before it).
+    pub(crate) store_releases: bool,
+    /// The storing thread, as the report names it (`thread 'writer'`).
+    pub(crate) storer: String,
+    pub(crate) load_site: &'static Location<'static>,
+    pub(crate) load_order: Ordering,
+}
+
+impl AtomicPair {
+    /// The atomic's type: `"AtomicBool"`, `"AtomicUsize"`, ...
+    pub fn object(&self) -> &'static str {
+        self.object
+    }
+
+    /// Where the atomic was created (its `new`).
+    pub fn created(&self) -> &'static Location<'static> {
+        self.created
+    }
+
+    /// The store (or RMW) of the previous access's thread.
+    pub fn store_site(&self) -> &'static Location<'static> {
+        self.store_site
+    }
+
+    pub fn store_ordering(&self) -> Ordering {
+        self.store_order
+    }
+
+    /// Whether the store was a read-modify-write (`swap`, `fetch_add`, a compare-exchange).
+    pub fn store_is_rmw(&self) -> bool {
+        self.store_is_rmw
+    }
+
+    /// The load of the current access's thread.
+    pub fn load_site(&self) -> &'static Location<'static> {
+        self.load_site
+    }
+
+    pub fn load_ordering(&self) -> Ordering {
+        self.load_order
+    }
+
+    /// The smallest change of orderings that would make the store happen before the load, e.g.
+    /// `make the store at a.rs:34:9 Release and the load at a.rs:40:15 Acquire`.
+    pub fn fix(&self) -> String {
+        let store = if self.store_is_rmw { "update" } else { "store" };
+        let load_acquires = matches!(self.load_order, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst);
+        let store_to = if self.store_is_rmw { "AcqRel" } else { "Release" };
+        match (self.store_releases, load_acquires) {
+            (false, false) => {
+                format!("make the {store} at {} {store_to} and the load at {} Acquire", self.store_site, self.load_site)
+            }
+            (false, true) => format!("make the {store} at {} {store_to}", self.store_site),
+            _ => format!("make the load at {} Acquire (or put a fence(Acquire) after it)", self.load_site),
+        }
+    }
+
+    /// Why the hand-off orders nothing, in a few words.
+    fn why(&self) -> &'static str {
+        let load_acquires = matches!(self.load_order, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst);
+        match (self.store_releases, load_acquires) {
+            (false, false) => "a Relaxed store read by a Relaxed load orders nothing",
+            (false, true) => "an Acquire load of a Relaxed store orders nothing",
+            _ => "a Relaxed load of a Release store orders nothing without a fence(Acquire) after it",
+        }
+    }
+
+    /// The report's line.
+    fn hint(&self, loader: &str) -> String {
+        format!(
+            "{} loaded {} (created at {}) with {:?} at {}, last {} by {} with {:?} at {}: {}; {}",
+            capitalised(loader),
+            self.object,
+            self.created,
+            self.load_order,
+            self.load_site,
+            if self.store_is_rmw { "updated" } else { "stored" },
+            self.storer,
+            self.store_order,
+            self.store_site,
+            self.why(),
+            self.fix()
+        )
+    }
+
+    fn json(&self, out: &mut String) {
+        out.push_str(&format!(
+            "{{\"object\":{},\"created\":{},\"store\":{{\"op\":\"{}\",\"ordering\":\"{:?}\",\"releases\":{},\"site\":{}}},\"load\":{{\"ordering\":\"{:?}\",\"site\":{}}},\"fix\":{}}}",
+            json_string(self.object),
+            site_json(self.created),
+            if self.store_is_rmw { "rmw" } else { "store" },
+            self.store_order,
+            self.store_releases,
+            site_json(self.store_site),
+            self.load_order,
+            site_json(self.load_site),
+            json_string(&self.fix())
+        ));
+    }
+}
+
+/// Where a `Shared` cell was born, as far as racer knows: its creation, for a cell whose
+/// creation is a checked write (the loom stand-in's), else its first checked access (a
+/// `Shared::new`, being `const`, leaves no trace).
+#[derive(Debug, Clone)]
+pub struct CellBirth {
+    /// The site is the cell's creation, not only its first access.
+    pub(crate) created: bool,
+    pub(crate) location: &'static Location<'static>,
+    pub(crate) thread_name: Option<String>,
+    pub(crate) thread_id: u64,
+    pub(crate) frames: Vec<Frame>,
+}
+
+impl CellBirth {
+    /// Whether `location` is where the cell was created; if not, it is the cell's first checked
+    /// access (racer does not record where a `Shared::new` ran).
+    pub fn is_creation(&self) -> bool {
+        self.created
+    }
+
+    pub fn location(&self) -> &'static Location<'static> {
+        self.location
+    }
+
+    pub fn thread_name(&self) -> Option<&str> {
+        self.thread_name.as_deref()
+    }
+
+    /// racer's number for the thread (as `Access::thread_id`).
+    pub fn thread_id(&self) -> u64 {
+        self.thread_id
+    }
+
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    fn thread_label(&self) -> String {
+        match &self.thread_name {
+            Some(name) => format!("thread '{name}'"),
+            None => format!("thread T{}", self.thread_id),
+        }
+    }
+}
+
+fn site_json(l: &Location<'_>) -> String {
+    format!("{{\"file\":{},\"line\":{},\"column\":{}}}", json_string(l.file()), l.line(), l.column())
+}
+
 /// One of the two accesses of a race.
 #[derive(Debug, Clone)]
 pub struct Access {
@@ -84,6 +307,9 @@ pub struct Access {
     pub(crate) test_thread: bool,
     /// The test the thread runs, or whose harness thread spawned it (directly).
     pub(crate) test: Option<String>,
+    /// The racer locks the thread held at the access, in the order taken (empty when it held
+    /// none, or when deadlock detection, which keeps them, is off).
+    pub(crate) locks_held: Vec<HeldLock>,
 }
 
 impl Access {
@@ -133,6 +359,13 @@ impl Access {
     /// (and so let go of none since).
     fn lock_held(&self) -> Option<LastSync> {
         self.last_sync.filter(|sync| matches!(sync.op, "locking" | "read-locking" | "write-locking"))
+    }
+
+    /// The racer locks the thread held at the access, in the order taken: kind, creation site
+    /// and where each was taken. Empty when it held none (or with `detect_deadlocks=0`, which
+    /// stops racer keeping them).
+    pub fn locks_held(&self) -> &[HeldLock] {
+        &self.locks_held
     }
 
     /// Whether the thread is the test harness's thread running a test: libtest names it after
@@ -197,6 +430,10 @@ pub struct Race {
     pub(crate) current: Access,
     pub(crate) type_name: &'static str,
     pub(crate) address: usize,
+    /// The atomic hand-off that failed to order the two accesses, if racer saw one.
+    pub(crate) atomic: Option<AtomicPair>,
+    /// Where the cell was created, or first accessed.
+    pub(crate) cell: Option<CellBirth>,
 }
 
 impl Race {
@@ -225,6 +462,19 @@ impl Race {
         self.address
     }
 
+    /// The load of a racer atomic by the current access's thread, and the previous access's
+    /// thread's store to it, that would have ordered the two accesses with other orderings:
+    /// a Relaxed store, or a Relaxed load of a Release store with no fence(Acquire) after it.
+    pub fn atomic_pair(&self) -> Option<&AtomicPair> {
+        self.atomic.as_ref()
+    }
+
+    /// Where the cell was created (a cell whose creation is a checked write), or else its first
+    /// checked access.
+    pub fn cell_birth(&self) -> Option<&CellBirth> {
+        self.cell.as_ref()
+    }
+
     /// The test (as libtest names it) the race happened in, when racer can tell: see
     /// `Access::test`.
     pub fn test(&self) -> Option<&str> {
@@ -237,6 +487,9 @@ impl Race {
     /// only when racer's view makes it true.
     pub fn hints(&self) -> Vec<String> {
         let mut hints = Vec::new();
+        if let Some(pair) = &self.atomic {
+            hints.push(pair.hint(&self.current.thread_label()));
+        }
         let pair = [(&self.current, &self.previous), (&self.previous, &self.current)];
         for (access, other) in pair {
             let thread = capitalised(&access.thread_label());
@@ -246,7 +499,12 @@ impl Race {
                      synchronises outside racer's wrappers: start it with racer::thread::spawn or scope, or mark \
                      that synchronisation with racer::annotate::release and acquire"
                 ));
-            } else if access.synchronised_only_at_start() && !other.synchronised_through_racer() {
+            } else if self.atomic.is_none()
+                && access.synchronised_only_at_start()
+                && !other.synchronised_through_racer()
+                && access.locks_held.is_empty()
+                && other.locks_held.is_empty()
+            {
                 hints.push(format!(
                     "{thread} synchronised through nothing racer sees between its start and its {}: if std::sync, \
                      parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's \
@@ -262,8 +520,56 @@ impl Race {
     }
 
     /// The locks the two threads held, when that explains the race: one held a lock and the
-    /// other took none since its start, or each held a different lock.
+    /// other none, or each held locks and none in common (or a common one only shared).
     fn locks_hint(&self) -> Option<String> {
+        let (cur, prev) = (&self.current, &self.previous);
+        if cur.locks_held.is_empty() && prev.locks_held.is_empty() {
+            return self.locks_hint_from_last_sync();
+        }
+        let held = |a: &Access| {
+            let locks: Vec<String> = a.locks_held.iter().map(HeldLock::describe).collect();
+            format!("{} held {}, at its {}", a.thread_label(), locks.join(" and "), a.kind.noun())
+        };
+        if cur.locks_held.is_empty() || prev.locks_held.is_empty() {
+            let (holder, other) = if prev.locks_held.is_empty() { (cur, prev) } else { (prev, cur) };
+            let that = if holder.locks_held.len() == 1 { "that lock guards" } else { "one of those locks guards" };
+            return Some(format!(
+                "{}; {} held no lock at its {}: if {that} this cell, take it for the {} too",
+                capitalised(&held(holder)),
+                other.thread_label(),
+                other.kind.noun(),
+                other.kind.noun()
+            ));
+        }
+        let common: Vec<(&HeldLock, &HeldLock)> = cur
+            .locks_held
+            .iter()
+            .flat_map(|a| prev.locks_held.iter().filter(move |b| b.lock == a.lock).map(move |b| (a, b)))
+            .collect();
+        if common.is_empty() {
+            return Some(format!(
+                "{}; {}: {}, which order nothing between them",
+                capitalised(&held(cur)),
+                held(prev),
+                if cur.locks_held.len() + prev.locks_held.len() == 2 {
+                    "two different locks"
+                } else {
+                    "no lock in common"
+                }
+            ));
+        }
+        let (a, _) = common.iter().find(|(a, b)| a.mode == LockMode::Shared && b.mode == LockMode::Shared)?;
+        Some(format!(
+            "Both threads held {} (created at {}) only shared, which orders nothing between them: take it \
+             exclusively for the write",
+            a.object, a.created
+        ))
+    }
+
+    /// `locks_hint` from the threads' last synchronisations, when racer kept no lock lists
+    /// (`detect_deadlocks=0`): one held a lock and the other took none since its start, or each
+    /// held a different lock.
+    fn locks_hint_from_last_sync(&self) -> Option<String> {
         let held = |a: &Access, lock: LastSync| {
             let created = lock.created.map(|c| format!(" (created at {c})")).unwrap_or_default();
             let taken = lock.op.strip_suffix("ing").unwrap_or(lock.op);
@@ -334,6 +640,25 @@ impl fmt::Display for Race {
                 Some(sync) => writeln!(f, "    (the thread's last synchronisation before it: {sync})")?,
                 None => writeln!(f, "    (no synchronisation by the thread before it)")?,
             }
+            if !access.locks_held.is_empty() {
+                let locks: Vec<String> = access.locks_held.iter().map(HeldLock::describe).collect();
+                writeln!(f, "    (holding {})", locks.join("; "))?;
+            }
+        }
+        if let Some(birth) = &self.cell {
+            let how = if birth.created { "created" } else { "first accessed" };
+            let head = format!("  Shared<{}> {how} by {} at {}", self.type_name, birth.thread_label(), birth.location);
+            // At the site of one of the two accesses, by its thread: its stack is shown above.
+            let shown = [(&self.current, ""), (&self.previous, "previous ")]
+                .into_iter()
+                .find(|(a, _)| a.thread_id == birth.thread_id && a.location == birth.location);
+            match shown {
+                Some((a, prefix)) if !birth.created => writeln!(f, "{head} (the {prefix}{}'s site)", a.kind.noun())?,
+                _ => {
+                    writeln!(f, "{head}:")?;
+                    write_frames(f, &birth.frames)?;
+                }
+            }
         }
         let mut seen = Vec::new();
         for access in [&self.current, &self.previous] {
@@ -364,6 +689,26 @@ pub(crate) fn race_json(race: &Race, out: &mut String) {
     access_json(&race.current, out);
     out.push_str(",\"previous\":");
     access_json(&race.previous, out);
+    out.push_str(",\"atomic\":");
+    match &race.atomic {
+        Some(pair) => pair.json(out),
+        None => out.push_str("null"),
+    }
+    out.push_str(",\"cell\":");
+    match &race.cell {
+        Some(b) => {
+            out.push_str(&format!(
+                "{{\"created\":{},\"thread\":{{\"name\":{},\"id\":{}}},\"site\":{},\"frames\":",
+                b.created,
+                b.thread_name.as_deref().map(json_string).unwrap_or_else(|| "null".into()),
+                b.thread_id,
+                site_json(b.location)
+            ));
+            frames_json(&b.frames, out);
+            out.push('}');
+        }
+        None => out.push_str("null"),
+    }
     out.push_str(",\"hints\":[");
     for (i, hint) in race.hints().iter().enumerate() {
         if i > 0 {
@@ -392,5 +737,12 @@ fn access_json(a: &Access, out: &mut String) {
         None => out.push_str("null"),
     }
     out.push_str(&format!(",\"foreign_thread\":{},\"test_thread\":{}", a.foreign_thread, a.test_thread));
-    out.push('}');
+    out.push_str(",\"locks_held\":[");
+    for (i, lock) in a.locks_held.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        lock.json(out);
+    }
+    out.push_str("]}");
 }

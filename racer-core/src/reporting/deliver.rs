@@ -9,9 +9,11 @@ use std::sync::Arc;
 use std::sync::LazyLock as Lazy;
 
 use crate::base::lock::Mutex;
-use crate::provenance::access::Record;
-use crate::provenance::stack;
-use crate::report::{hide_generated, runs_test, test_of, Access, AccessKind, Deadlock, LastSync, Race, RaceKind};
+use crate::provenance::access::{AccessInfo, Record};
+use crate::provenance::{atomic_log, held_locks, stack};
+use crate::report::{
+    hide_generated, runs_test, test_of, Access, AccessKind, CellBirth, Deadlock, LastSync, Race, RaceKind,
+};
 use crate::reporting::output;
 use crate::runtime::check_scope::{site_pair, CheckScope, SitePair};
 
@@ -62,6 +64,20 @@ pub fn race_found(
     type_name: &'static str,
     address: usize,
 ) {
+    race_found_in_cell(scope, kind, prev, cur, type_name, address, None);
+}
+
+/// `race_found` for a `Shared` cell whose first access (`birth`: its creation, if that was
+/// checked) racer kept. Called on the thread of the current access `cur`.
+pub fn race_found_in_cell(
+    scope: Option<&Arc<CheckScope>>,
+    kind: RaceKind,
+    prev: &Record,
+    cur: &Record,
+    type_name: &'static str,
+    address: usize,
+    birth: Option<&AccessInfo>,
+) {
     // Marked benign by `annotate::benign`: found, never reported.
     if crate::reporting::benign::covers(address) {
         return;
@@ -86,11 +102,43 @@ pub fn race_found(
         RaceKind::Output => (AccessKind::Write, AccessKind::Write),
     };
     let resolving = crate::base::active_count::OWN_WORK.enter();
-    let race = Race { kind, previous: access(prev_kind, prev), current: access(cur_kind, cur), type_name, address };
+    let (previous, current) = (access(prev_kind, prev), access(cur_kind, cur));
+    let atomic = relaxed_pair(prev, &previous);
+    let cell = birth.map(cell_birth);
+    let race = Race { kind, previous, current, type_name, address, atomic, cell };
     drop(resolving);
     match scope {
         Some(s) => s.push_race(race),
         None => output::emit(&race),
+    }
+}
+
+/// The Relaxed hand-off between the two threads, if any: a load of the calling thread (the
+/// current access's) of an atomic whose last store by the previous access's thread made no
+/// happens-before edge with it.
+fn relaxed_pair(prev: &Record, previous: &Access) -> Option<crate::report::AtomicPair> {
+    let loads = atomic_log::recent_loads();
+    if loads.is_empty() {
+        return None;
+    }
+    let stores = prev.info.thread.stores();
+    let storer = match previous.thread_name() {
+        Some(name) => format!("thread '{name}'"),
+        None => format!("thread T{}", previous.thread_id()),
+    };
+    atomic_log::pair(&loads, &stores, storer)
+}
+
+fn cell_birth(first: &AccessInfo) -> CellBirth {
+    let thread = first.thread.info();
+    let mut frames = stack::resolve(first.stack);
+    hide_generated(&mut frames);
+    CellBirth {
+        created: stack::is_creation(first.stack),
+        location: first.site(),
+        thread_name: thread.name.clone(),
+        thread_id: thread.serial,
+        frames,
     }
 }
 
@@ -126,5 +174,6 @@ fn access(kind: AccessKind, r: &Record) -> Access {
         foreign_thread: thread.foreign,
         test_thread,
         test,
+        locks_held: held_locks::get(stack::held_locks(r.info.stack)),
     }
 }

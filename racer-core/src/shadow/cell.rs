@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::model::algorithm::{match_algorithm, CellPolicy, Recorded};
 use crate::provenance::access::{AccessInfo, Record};
 use crate::provenance::stack;
-use crate::report::{AccessKind, RaceKind};
+use crate::report::{AccessKind, HeldLock, LockMode, RaceKind};
 use crate::runtime::check_scope::CheckScope;
 use crate::runtime::stats;
 use crate::runtime::thread_state::{current_seen_key, with_current};
@@ -23,6 +23,51 @@ use crate::shadow::state_slots::{self, StateBits};
 thread_local! {
     /// Accesses of this thread that missed the cells' caches of seen accesses.
     static SLOW_ACCESSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// One held lock as `HELD_SET` compares it: (lock, mode, created, taken at).
+type HeldKey = (u64, LockMode, usize, usize);
+
+thread_local! {
+    /// The locks this thread held at its last access that held any, as (lock, mode, created,
+    /// taken at), and that set's id in `held_locks`: a thread mostly accesses its cells under
+    /// the same locks taken at the same lines, and then looks nothing up.
+    static HELD_SET: std::cell::RefCell<(Vec<HeldKey>, u32)> =
+        const { std::cell::RefCell::new((Vec::new(), 0)) };
+}
+
+/// The id (in `held_locks`) of the set of racer locks the calling thread holds, 0 for none.
+fn held_locks_id() -> u32 {
+    crate::deadlock::with_held(|held| {
+        if held.is_empty() {
+            return 0;
+        }
+        let key = |a: &crate::deadlock::Acq| {
+            (a.id, a.mode, a.created as *const Location<'static> as usize, a.site as *const Location<'static> as usize)
+        };
+        HELD_SET
+            .try_with(|set| {
+                let mut set = set.try_borrow_mut().ok()?;
+                if set.0.len() != held.len() || !set.0.iter().zip(held).all(|(k, a)| *k == key(a)) {
+                    let locks: Vec<HeldLock> = held
+                        .iter()
+                        .map(|a| HeldLock {
+                            lock: a.id,
+                            object: a.object,
+                            mode: a.mode,
+                            created: a.created,
+                            acquired_at: a.site,
+                        })
+                        .collect();
+                    set.1 = crate::provenance::held_locks::intern(&locks);
+                    set.0 = held.iter().map(key).collect();
+                }
+                Some(set.1)
+            })
+            .ok()
+            .flatten()
+            .unwrap_or(0)
+    })
 }
 
 /// How many of the calling thread's `Shared` accesses so far missed their cell's cache of seen
@@ -90,25 +135,39 @@ impl CellMeta {
     #[inline]
     pub fn access(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
         if !self.seen.contains(kind, current_seen_key()) {
-            self.access_slow(kind, site, type_name, address);
+            self.access_slow(kind, site, type_name, address, false);
         }
+    }
+
+    /// The cell's creation, checked as a write by the calling thread (see
+    /// `Shared::new_written`): a report names it as where the cell was created.
+    pub fn create(&self, site: &'static Location<'static>, type_name: &'static str, address: usize) {
+        self.access_slow(AccessKind::Write, site, type_name, address, true);
     }
 
     #[cold]
     #[inline(never)]
-    fn access_slow(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
+    fn access_slow(
+        &self,
+        kind: AccessKind,
+        site: &'static Location<'static>,
+        type_name: &'static str,
+        address: usize,
+        creation: bool,
+    ) {
         // Inside `annotate::ignore_accesses`: neither checked nor remembered (nor cached).
         if crate::runtime::ignore::ignoring() {
             return;
         }
         let _ = SLOW_ACCESSES.try_with(|n| n.set(n.get() + 1));
         self.prefetch();
+        let held = held_locks_id() | if creation { stack::CREATION } else { 0 };
         let races = with_current(|t| {
             // Never dropped: its handle is uncounted (the state keeps counted clones of it).
             let cur = std::mem::ManuallyDrop::new(Recorded {
                 segment: t.segment(),
                 info: AccessInfo {
-                    stack: stack::capture_access(site, t.last_sync_id()),
+                    stack: stack::capture_access_holding(site, t.last_sync_id(), held),
                     // SAFETY: inside a `ManuallyDrop` that lives only in this closure, while
                     // `t.thread_ref` lives on.
                     thread: unsafe { t.thread_ref.uncounted() },
@@ -116,15 +175,18 @@ impl CellMeta {
             });
             let cur = &*cur;
             let mut found: Vec<(RaceKind, Record)> = Vec::new();
+            let mut birth = None;
             let (before, after) = {
                 let mut lock = CellLock::take(&self.state);
                 let is_new = lock.bits == 0;
                 if is_new {
                     lock.bits = state_slots::new_state(crate::model::algorithm::selected());
+                    // SAFETY: the cell's new state, and we hold its lock.
+                    unsafe { *state_slots::birth(lock.bits) = Some(cur.info.clone()) };
                 }
                 let bits = lock.bits;
                 // One copy of the check per policy, each with its policy's calls inlined.
-                match_algorithm!(state_slots::algorithm(bits), |number, Policy, _Variant| {
+                let counts = match_algorithm!(state_slots::algorithm(bits), |number, Policy, _Variant| {
                     // SAFETY: `bits` is the cell's live state, of the policy matched on its
                     // tag, and we hold the cell's lock.
                     let cell = unsafe { state_slots::state_mut::<Policy<AccessInfo>>(bits) };
@@ -136,14 +198,19 @@ impl CellMeta {
                     }
                     self.seen.remember(kind, seen::key(cur.segment), number);
                     (before, stats::Footprint::of(cell, number))
-                })
+                });
+                if !found.is_empty() {
+                    // SAFETY: the cell's live state, and we hold its lock.
+                    birth = unsafe { state_slots::birth(bits).clone() };
+                }
+                counts
             };
             stats::cell_changed(before, after, ENTRY_BYTES);
             if found.is_empty() {
                 return None;
             }
             // A counted copy of the access, to report it once the thread state is released.
-            Some(Races { found, cur: cur.clone(), scope: t.scope.clone() })
+            Some(Races { found, cur: cur.clone(), scope: t.scope.clone(), birth })
         });
         if let Some(Some(races)) = races {
             races.deliver(type_name, address);
@@ -169,7 +236,8 @@ impl CellMeta {
         if bits == 0 {
             return;
         }
-        // SAFETY: the cell's live state, reached through `&mut self`, and never again.
+        // SAFETY (both): the cell's live state, reached through `&mut self`, and never again.
+        let birth = unsafe { state_slots::birth(bits).take() };
         let cell = unsafe { state_slots::take_state(bits) };
         stats::cell_forgotten(&cell, ENTRY_BYTES);
         let key = current_seen_key();
@@ -182,9 +250,9 @@ impl CellMeta {
             if found.is_empty() {
                 return None;
             }
-            let info =
-                AccessInfo { stack: stack::capture_access(site, t.last_sync_id()), thread: t.thread_ref.clone() };
-            Some(Races { found, cur: Recorded { segment: t.segment(), info }, scope: t.scope.clone() })
+            let stack = stack::capture_access_holding(site, t.last_sync_id(), held_locks_id());
+            let info = AccessInfo { stack, thread: t.thread_ref.clone() };
+            Some(Races { found, cur: Recorded { segment: t.segment(), info }, scope: t.scope.clone(), birth })
         });
         if let Some(Some(races)) = races {
             races.deliver(type_name, address);
@@ -198,13 +266,23 @@ struct Races {
     found: Vec<(RaceKind, Record)>,
     cur: Record,
     scope: Option<Arc<CheckScope>>,
+    /// The cell's first access (its creation, for `Shared::new_written`).
+    birth: Option<AccessInfo>,
 }
 
 impl Races {
     #[cold]
     fn deliver(self, type_name: &'static str, address: usize) {
         for (race_kind, prev) in &self.found {
-            crate::reporting::deliver::race_found(self.scope.as_ref(), *race_kind, prev, &self.cur, type_name, address);
+            crate::reporting::deliver::race_found_in_cell(
+                self.scope.as_ref(),
+                *race_kind,
+                prev,
+                &self.cur,
+                type_name,
+                address,
+                self.birth.as_ref(),
+            );
         }
     }
 }

@@ -44,6 +44,16 @@ union StateSlot {
 /// Bytes of one slot.
 pub const SLOT_BYTES: usize = std::mem::size_of::<StateSlot>();
 
+/// Where in a slot the cell's first access is kept (see `birth`): its last 8 bytes, after
+/// every state.
+const BIRTH_OFFSET: usize = SLOT_BYTES - std::mem::size_of::<Option<AccessInfo>>();
+const _: () = {
+    assert!(std::mem::size_of::<Alg3<AccessInfo>>() <= BIRTH_OFFSET);
+    assert!(std::mem::size_of::<Alg4<AccessInfo>>() <= BIRTH_OFFSET);
+    assert!(std::mem::size_of::<Alg5<AccessInfo>>() <= BIRTH_OFFSET);
+    assert!(BIRTH_OFFSET % std::mem::align_of::<AccessInfo>() == 0);
+};
+
 const SLOTS_PER_CHUNK: usize = 64;
 /// The distance, in slots, between slots a new chunk hands out one after another; prime to
 /// `SLOTS_PER_CHUNK`, so that every slot is handed out.
@@ -182,7 +192,23 @@ pub fn new_state(algorithm: u8) -> StateBits {
         unsafe { slot.cast::<Policy<AccessInfo>>().write(Policy::default()) };
         number
     });
+    // SAFETY: as above; the birth's bytes are past every state's (see `BIRTH_OFFSET`).
+    unsafe { birth_ptr(slot).write(None) };
     slot as usize | tag as usize
+}
+
+fn birth_ptr(slot: *mut StateSlot) -> *mut Option<AccessInfo> {
+    slot.cast::<u8>().wrapping_add(BIRTH_OFFSET).cast()
+}
+
+/// The first access of the cell whose state `bits` names (`None` until the caller sets it):
+/// what a report names as the cell's birth. Kept in the 8 bytes of the slot no state uses.
+///
+/// # Safety
+/// As for [`state_mut`].
+#[inline]
+pub unsafe fn birth<'a>(bits: StateBits) -> &'a mut Option<AccessInfo> {
+    &mut *birth_ptr(slot(bits))
 }
 
 /// The state `bits` names, as its policy type `P`.
@@ -210,6 +236,7 @@ pub unsafe fn take_state(bits: StateBits) -> AnyPolicy<AccessInfo> {
     let slot = slot(bits);
     let state =
         match_algorithm!(algorithm(bits), |_number, Policy, Variant| Variant(slot.cast::<Policy<AccessInfo>>().read()));
+    drop(birth_ptr(slot).read());
     free_slot(NonNull::new_unchecked(slot));
     state
 }

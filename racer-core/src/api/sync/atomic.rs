@@ -26,6 +26,7 @@
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe};
 
+use crate::provenance::atomic_log::{self, StoreNote};
 use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::{with_current, ThreadState};
 use crate::schedule;
@@ -153,11 +154,21 @@ impl AtomicSync {
             if self.version.load(std::sync::atomic::Ordering::Relaxed) == before {
                 if let Some(words) = words {
                     self.read_lock_free(&words, before >> SHIFT, order, object, at);
+                } else if before & RELEASED == 0 || !acquires(order) {
+                    // It synchronised nothing: a value no release wrote, or Relaxed.
+                    self.note_load(object, at, order, before & RELEASED != 0);
                 }
                 return value;
             }
         }
         self.load_locked(object, at, order, op)
+    }
+
+    /// A load that made no happens-before edge, for a report's Relaxed pair (see `atomic_log`):
+    /// a compare when it repeats the thread's last such load.
+    #[inline(always)]
+    fn note_load(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, released: bool) {
+        atomic_log::note_load(self as *const AtomicSync as usize, object, self.created, at, order, released);
     }
 
     /// A load under the lock: out of line, so that the lock-free load stays small.
@@ -191,6 +202,7 @@ impl AtomicSync {
                 t.note_sync(SyncEvent { op: "loading", object, created, at });
             } else {
                 note_relaxed_read_epochs(words);
+                self.note_load(object, at, order, true);
             }
             Stamp::remember(stamp, acquires(order));
         });
@@ -289,11 +301,33 @@ impl AtomicSync {
                 Effect::Store(_) => unsafe { self.write(t, release, false, &mut released) },
                 Effect::ReadModifyWrite(_) => unsafe { self.write(t, release, true, &mut released) },
             };
+            // Whether a store or RMW released this thread's clock: its ordering, or (Relaxed) a
+            // release fence before it, which a Relaxed store's new release state shows.
+            let own_release = release
+                || match effect {
+                    Effect::Store(_) => released,
+                    Effect::ReadModifyWrite(_) => has_fence_release(),
+                    Effect::Load(_) => false,
+                };
             let stamp = if changed { fresh } else { version >> SHIFT };
             // SAFETY: we hold the lock.
             let wide = if changed { unsafe { self.clock.is_wide() } } else { version & WIDE != 0 };
             locked.version = stamp << SHIFT | if released { RELEASED } else { 0 } | if wide { WIDE } else { 0 };
             drop(locked);
+            match effect {
+                Effect::Load(order) if !(acquire && version & RELEASED != 0) => {
+                    self.note_load(object, at, order, version & RELEASED != 0)
+                }
+                Effect::Load(_) => {}
+                Effect::Store(order) | Effect::ReadModifyWrite(order) => t.thread_ref.note_store(StoreNote {
+                    atomic: self as *const AtomicSync as usize,
+                    created: self.created_for_writers,
+                    site: at,
+                    order,
+                    rmw: matches!(effect, Effect::ReadModifyWrite(_)),
+                    releases: own_release,
+                }),
+            }
             if acquire || release {
                 t.note_sync(SyncEvent { op: name, object, created: Some(self.created_for_writers), at });
             }

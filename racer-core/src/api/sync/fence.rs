@@ -88,6 +88,7 @@ pub fn fence(order: Ordering) {
             let Ok(mut f) = f.try_borrow_mut() else { return };
             if acquires(order) {
                 t.clock_mut().join(&f.read_relaxed);
+                crate::provenance::atomic_log::acquired_by_fence();
                 t.note_sync(SyncEvent { op: "calling", object: "fence(Acquire)", created: None, at });
             }
             if releases(order) {

@@ -18,7 +18,20 @@ const OWN_FRAMES_SLACK: usize = 12;
 /// `after_sync`, and interns the three together.
 #[inline(never)]
 pub fn capture_access(site: &'static Location<'static>, after_sync: Option<SyncEventId>) -> StackId {
-    capture_tagged(site as *const Location<'static> as usize, SyncEventId::to_tag(after_sync))
+    capture_access_holding(site, after_sync, 0)
+}
+
+/// As `capture_access`, for a thread holding the locks of the set `held` (an id of
+/// `held_locks`, 0 for none, with `depot::CREATION` set for a cell's creation): the set is kept in the upper half of the sync event's tag word,
+/// where 32-bit targets have no room (there it is left out).
+#[inline(never)]
+pub fn capture_access_holding(site: &'static Location<'static>, after_sync: Option<SyncEventId>, held: u32) -> StackId {
+    let sync = SyncEventId::to_tag(after_sync);
+    #[cfg(target_pointer_width = "64")]
+    let sync = sync | (held as usize) << 32;
+    #[cfg(not(target_pointer_width = "64"))]
+    let _ = held;
+    capture_tagged(site as *const Location<'static> as usize, sync)
 }
 
 /// Captures the calling thread's stack, unresolved, and interns it (with an empty tag).

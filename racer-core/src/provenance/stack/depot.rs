@@ -62,7 +62,29 @@ pub fn site(id: StackId) -> Option<&'static Location<'static>> {
 
 /// The sync event an access's stack was captured after.
 pub fn after_sync(id: StackId) -> Option<SyncEventId> {
-    SyncEventId::from_tag(DEPOT.stacks.read()[id.0 as usize][1])
+    SyncEventId::from_tag(DEPOT.stacks.read()[id.0 as usize][1] & u32::MAX as usize)
+}
+
+/// The bit of `capture_access_holding`'s `held` word that marks the access as the cell's
+/// creation (a `Shared::new_written`); the other bits are the lock set's id.
+pub const CREATION: u32 = 1 << 31;
+
+fn held_word(id: StackId) -> u32 {
+    #[cfg(target_pointer_width = "64")]
+    return (DEPOT.stacks.read()[id.0 as usize][1] >> 32) as u32;
+    #[cfg(not(target_pointer_width = "64"))]
+    return 0;
+}
+
+/// The set of locks (an id of `held_locks`, 0 for none) the thread held at the access the stack
+/// was captured for (see `capture_access_holding`).
+pub fn held_locks(id: StackId) -> u32 {
+    held_word(id) & !CREATION
+}
+
+/// Whether the access the stack was captured for created its cell.
+pub fn is_creation(id: StackId) -> bool {
+    held_word(id) & CREATION != 0
 }
 
 const RECENT: usize = 16;

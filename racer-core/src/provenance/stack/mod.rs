@@ -14,6 +14,6 @@ mod resolve;
 
 #[cfg(target_os = "linux")]
 pub use capture::stack_range;
-pub use capture::{capture, capture_access, clear_walk_ceiling, set_walk_ceiling, unwind};
-pub use depot::{after_sync, depot_len, set_history, site, StackId};
+pub use capture::{capture, capture_access, capture_access_holding, clear_walk_ceiling, set_walk_ceiling, unwind};
+pub use depot::{after_sync, depot_len, held_locks, is_creation, set_history, site, StackId, CREATION};
 pub use resolve::{resolve, resolve_shown};
