@@ -141,18 +141,30 @@ impl StoreLog {
     /// Called by the log's thread only.
     #[inline]
     pub fn note(&self, s: StoreNote) {
+        let meta = order_index(s.order) | (s.rmw as usize) << 3 | (s.releases as usize) << 4;
+        let (created, site) =
+            (s.created as *const Location<'static> as usize, s.site as *const Location<'static> as usize);
         let found = self.entries.iter().position(|e| e[0].load(Ordering::Relaxed) == s.atomic);
+        // The same store again (a loop storing at one site): nothing to write. Only this thread
+        // writes its log, so its own relaxed loads see what it wrote.
+        if let Some(e) = found.map(|i| &self.entries[i]) {
+            if e[2].load(Ordering::Relaxed) == site
+                && e[3].load(Ordering::Relaxed) == meta
+                && e[1].load(Ordering::Relaxed) == created
+            {
+                return;
+            }
+        }
         let i = found.unwrap_or_else(|| {
             let n = self.next.load(Ordering::Relaxed);
             self.next.store(n + 1, Ordering::Relaxed);
             n as usize % STORES
         });
         let e = &self.entries[i];
-        let meta = order_index(s.order) | (s.rmw as usize) << 3 | (s.releases as usize) << 4;
         e[0].store(0, Ordering::Relaxed);
         std::sync::atomic::fence(Ordering::Release);
-        e[1].store(s.created as *const Location<'static> as usize, Ordering::Relaxed);
-        e[2].store(s.site as *const Location<'static> as usize, Ordering::Relaxed);
+        e[1].store(created, Ordering::Relaxed);
+        e[2].store(site, Ordering::Relaxed);
         e[3].store(meta, Ordering::Relaxed);
         e[0].store(s.atomic, Ordering::Release);
     }
