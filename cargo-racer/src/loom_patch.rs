@@ -147,7 +147,14 @@ fn admits(req: &str, wanted: u32) -> bool {
 fn stand_in_path() -> Result<PathBuf, String> {
     let (path, from) = match std::env::var_os("RACER_LOOM_PATH") {
         Some(p) => (PathBuf::from(p), "RACER_LOOM_PATH"),
-        None => (Path::new(env!("CARGO_MANIFEST_DIR")).join("../loom-compat"), "the runner's build-time location"),
+        None => {
+            let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../loom-compat");
+            if !checkout.join("Cargo.toml").is_file() {
+                // Installed without a checkout of racer: the copy carried inside the runner.
+                return crate::carried::stand_in();
+            }
+            (checkout, "the runner's build-time location")
+        }
     };
     let abs = std::fs::canonicalize(&path).map_err(|e| {
         format!(

@@ -23,7 +23,8 @@
 //! cargo's (66 if races were reported and cargo itself succeeded; 130 after Ctrl-C).
 //!
 //! The stand-in is found at `$RACER_LOOM_PATH` if set, else next to this runner's own source
-//! (`<racer>/loom-compat`, fixed when the runner was built).
+//! (`<racer>/loom-compat`, fixed when the runner was built), else (an installed runner, no
+//! checkout) it is the copy carried inside the runner, written out once ([`carried`]).
 //!
 //! One module per concern: [`arguments`] (what is cargo racer's, what goes to cargo),
 //! [`workspace`] (which members are tested, from `cargo metadata`), [`loom_patch`] (the stand-in
@@ -31,6 +32,7 @@
 //! child's output and the summary).
 
 mod arguments;
+mod carried;
 mod interrupt;
 mod loom_patch;
 mod tally;

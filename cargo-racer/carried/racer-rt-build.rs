@@ -1,0 +1,1 @@
+../../racer-rt/build.rs
