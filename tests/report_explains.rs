@@ -74,6 +74,35 @@ fn ordered_flag() -> racer::Report {
     flag(Ordering::Release, Ordering::Acquire)
 }
 
+/// The flag stored Release and polled with a Relaxed read-modify-write (`fetch_or(false)`),
+/// whose read half acquires nothing either.
+fn release_flag_polled_by_a_relaxed_rmw() -> racer::Report {
+    racer::check(|| {
+        let ready = Arc::new(AtomicBool::new(false));
+        let data = Arc::new(Shared::new(0u64));
+        let (r, d) = (Arc::clone(&ready), Arc::clone(&data));
+        let writer = racer::thread::Builder::new()
+            .name("writer".into())
+            .spawn(move || {
+                d.with_mut(|p| unsafe { *p = 42 });
+                r.store(true, Ordering::Release);
+            })
+            .unwrap();
+        let (r, d) = (Arc::clone(&ready), Arc::clone(&data));
+        let reader = racer::thread::Builder::new()
+            .name("reader".into())
+            .spawn(move || {
+                while !r.fetch_or(false, Ordering::Relaxed) {
+                    std::thread::yield_now();
+                }
+                d.with(|p| unsafe { *p })
+            })
+            .unwrap();
+        writer.join().unwrap();
+        reader.join().unwrap();
+    })
+}
+
 // ---- end of the fixtures ----
 
 #[cfg(feature = "race-detect")]
@@ -165,6 +194,21 @@ racer: 1 data race(s) found
         );
     }
 
+    /// A read-modify-write is a load too: a Relaxed one that read the Release store is named.
+    #[test]
+    fn a_relaxed_rmw_of_a_release_store_asks_for_an_acquire_rmw() {
+        let report = release_flag_polled_by_a_relaxed_rmw();
+        assert_eq!(report.len(), 1, "{report}");
+        assert_eq!(
+            report.races()[0].hints(),
+            ["Thread 'reader' loaded AtomicBool (created at tests/report_explains.rs:81:30) with Relaxed at \
+              tests/report_explains.rs:95:26, last stored by thread 'writer' with Release at \
+              tests/report_explains.rs:88:19: a Relaxed load of a Release store orders nothing without a \
+              fence(Acquire) after it; make the load at tests/report_explains.rs:95:26 Acquire (or put a \
+              fence(Acquire) after it)"]
+        );
+    }
+
     #[test]
     fn an_ordered_hand_off_reports_nothing() {
         let report = ordered_flag();
@@ -227,6 +271,7 @@ fn feature_off_reports_are_empty() {
         flag(Ordering::Release, Ordering::Relaxed),
         counter_and_written_cell(),
         ordered_flag(),
+        release_flag_polled_by_a_relaxed_rmw(),
     ] {
         assert!(report.is_empty());
     }

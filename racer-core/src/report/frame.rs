@@ -55,6 +55,14 @@ pub(crate) fn runs_test(name: &str, frames: &[Frame]) -> bool {
     test_of(frames) == Some(name)
 }
 
+/// Whether `frame` is racer's loom stand-in's (crate `loom`): not a frame of an integration
+/// test that happens to be called `loom` too (`tests/loom.rs`, as most loom suites are).
+fn is_stand_in(frame: &Frame) -> bool {
+    let in_tests = |file: &str| file.starts_with("tests/") || file.contains("/tests/");
+    (frame.function.starts_with("loom::") || frame.function.starts_with("<loom::"))
+        && !frame.file.as_deref().is_some_and(in_tests)
+}
+
 /// The name `#[racer::test]` gives the test's body, a function inside the test's.
 #[allow(dead_code)]
 const TEST_BODY: &str = "::__racer_test_body";
@@ -66,7 +74,7 @@ const TEST_BODY: &str = "::__racer_test_body";
 /// racer's loom stand-in (its `model` running the user's closure, its wrappers) is racer's own.
 #[allow(dead_code)] // in the feature-off build, which makes no report
 pub(crate) fn hide_generated(frames: &mut Vec<Frame>) {
-    frames.retain(|f| !(f.function.starts_with("loom::") || f.function.starts_with("<loom::")));
+    frames.retain(|f| !is_stand_in(f));
     let body = frames.iter().position(|f| f.function.contains(TEST_BODY));
     if let Some(body) = body {
         let test = frames[body].function[..frames[body].function.find(TEST_BODY).unwrap_or(0)].to_string();
@@ -184,8 +192,13 @@ mod tests {
         hide_generated(&mut plain);
         assert_eq!(plain.iter().map(|f| f.function.as_str()).collect::<Vec<_>>(), ["t::helper", "t::fill"]);
 
-        let mut loom = vec![frame("loom::cell::UnsafeCell<T>::with"), frame("t::handoff"), frame("loom::model")];
+        let stand_in = |function: &str| Frame { file: Some("/r/loom-compat/src/lib.rs".into()), ..frame(function) };
+        let mut loom = vec![stand_in("loom::cell::UnsafeCell<T>::with"), frame("t::handoff"), stand_in("loom::model")];
         hide_generated(&mut loom);
         assert_eq!(loom.iter().map(|f| f.function.as_str()).collect::<Vec<_>>(), ["t::handoff"]);
+        // A loom suite's own test binary is a crate called `loom` too (tests/loom.rs): kept.
+        let mut suite = vec![frame("loom::spsc::{{closure}}"), stand_in("loom::model")];
+        hide_generated(&mut suite);
+        assert_eq!(suite.iter().map(|f| f.function.as_str()).collect::<Vec<_>>(), ["loom::spsc::{{closure}}"]);
     }
 }

@@ -314,19 +314,24 @@ impl AtomicSync {
             let wide = if changed { unsafe { self.clock.is_wide() } } else { version & WIDE != 0 };
             locked.version = stamp << SHIFT | if released { RELEASED } else { 0 } | if wide { WIDE } else { 0 };
             drop(locked);
+            // What a report's Relaxed pair needs (see `atomic_log`): a load (an RMW's read
+            // half too: a Relaxed fetch_xor of a Release store) that acquired nothing, and every
+            // store.
+            let read_released = version & RELEASED != 0;
             match effect {
-                Effect::Load(order) if !(acquire && version & RELEASED != 0) => {
-                    self.note_load(object, at, order, version & RELEASED != 0)
-                }
-                Effect::Load(_) => {}
-                Effect::Store(order) | Effect::ReadModifyWrite(order) => t.thread_ref.note_store(StoreNote {
+                Effect::Load(order) if !(acquire && read_released) => self.note_load(object, at, order, read_released),
+                Effect::ReadModifyWrite(order) if read_released && !acquire => self.note_load(object, at, order, true),
+                _ => {}
+            }
+            if let Effect::Store(order) | Effect::ReadModifyWrite(order) = effect {
+                t.thread_ref.note_store(StoreNote {
                     atomic: self as *const AtomicSync as usize,
                     created: self.created_for_writers,
                     site: at,
                     order,
                     rmw: matches!(effect, Effect::ReadModifyWrite(_)),
                     releases: own_release,
-                }),
+                });
             }
             if acquire || release {
                 t.note_sync(SyncEvent { op: name, object, created: Some(self.created_for_writers), at });
