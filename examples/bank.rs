@@ -2,7 +2,7 @@
 //! lock: racer reports the anti race (the audit's read, then a parallel deposit's write), with
 //! both stacks and the spawn sites.
 //!
-//!     cargo run --example bank --features race-detect
+//!     cargo run -p racer-examples --example bank --features race-detect
 
 use racer::sync::{Arc, Mutex};
 use racer::{thread, Shared};

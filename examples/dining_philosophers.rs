@@ -6,7 +6,7 @@
 //! forks were taken in an order that goes round the table (fork 0 before 1, 1 before 2, ...,
 //! 4 before 0) and reports the lock-order inversion with each philosopher's two acquisitions.
 //!
-//!     cargo run --example dining_philosophers --features race-detect
+//!     cargo run -p racer-examples --example dining_philosophers --features race-detect
 //!
 //! The fix is the usual one: every philosopher picks up the lower-numbered fork first
 //! (`DINE_FIXED=1` runs that version, with no report).

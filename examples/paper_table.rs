@@ -2,7 +2,7 @@
 //! Algorithms 3, 4 and 5 keep per cell against the paper's formulas (2N, (1 + p)N, 2tN), and
 //! which of them find the races planted in the workload.
 //!
-//!     cargo run --release --example paper_table --features race-detect
+//!     cargo run --release -p racer-examples --example paper_table --features race-detect
 //!
 //! Workload, for t threads over N cells: each thread writes every cell once, in turn under a
 //! lock; all meet at a rendezvous (so every write happens before every read); then each thread

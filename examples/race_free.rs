@@ -2,7 +2,7 @@
 //! over by `join`, and scoped threads filling disjoint halves of a buffer. Run under
 //! `racer::check`, it prints the (empty) report: "racer: no data races found".
 //!
-//!     cargo run --example race_free --features race-detect
+//!     cargo run -p racer-examples --example race_free --features race-detect
 
 use racer::sync::{Arc, Mutex};
 use racer::{thread, Shared};

@@ -6,7 +6,7 @@
 //! write with the second read, finds them ordered, and stays silent. racer's Algorithm 4 keeps
 //! both parallel reads and reports the anti race with the *first* reader as previous access.
 //!
-//!     cargo run --example read_read_write --features race-detect
+//!     cargo run -p racer-examples --example read_read_write --features race-detect
 
 use racer::sync::{Arc, Condvar, Mutex};
 use racer::{thread, Shared};

@@ -5,13 +5,13 @@
 //!
 //! Correct (no report):
 //!
-//!     cargo run --example spsc_ring --features race-detect
+//!     cargo run -p racer-examples --example spsc_ring --features race-detect
 //!
 //! With the bug: the producer publishes `tail` with a Relaxed store, so nothing orders its
 //! slot write before the consumer's read of that slot, and racer prints the flow race (the
 //! write in `push`, then the parallel read in `pop`) with both stacks:
 //!
-//!     cargo run --example spsc_ring --features race-detect -- relaxed
+//!     cargo run -p racer-examples --example spsc_ring --features race-detect -- relaxed
 //!
 //! (On x86 the buggy version usually still computes the right sum: the hardware orders the
 //! stores anyway. The race is in the program's contract with the compiler, which racer checks.)

@@ -3,7 +3,7 @@
 //! decide whether to sleep forgets it: racer reports the flow race between the producer's
 //! locked push and the worker's unlocked peek, with both stacks.
 //!
-//!     cargo run --example work_queue --features race-detect
+//!     cargo run -p racer-examples --example work_queue --features race-detect
 
 use std::collections::VecDeque;
 
