@@ -19,7 +19,7 @@ use crate::report::{Deadlock, Race, Report};
 pub type SitePair = (&'static str, u32, u32, &'static str, u32, u32);
 
 /// Unordered, so the same two lines racing in either order count as one pair.
-pub fn site_pair(a: &Location<'static>, b: &Location<'static>) -> SitePair {
+pub fn site_pair(a: &'static Location<'static>, b: &'static Location<'static>) -> SitePair {
     let (a, b) = if (a.file(), a.line(), a.column()) <= (b.file(), b.line(), b.column()) { (a, b) } else { (b, a) };
     (a.file(), a.line(), a.column(), b.file(), b.line(), b.column())
 }

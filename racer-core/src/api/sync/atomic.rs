@@ -755,7 +755,7 @@ impl<T> AtomicPtr<T> {
     common_methods!(*mut T, "AtomicPtr");
 
     /// One read-modify-write of the pointer: `f` of the old value is stored, the old value is
-    /// returned. std's pointer RMWs are newer than racer's minimum Rust (1.80), so the real
+    /// returned. std's pointer RMWs are newer than racer's minimum Rust (1.88), so the real
     /// operation is a compare-exchange loop on the std atomic; to racer it is one RMW.
     #[track_caller]
     fn update_ptr(&self, order: Ordering, f: impl Fn(*mut T) -> *mut T) -> *mut T {
