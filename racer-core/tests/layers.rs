@@ -30,8 +30,7 @@ const EDGES: &[(&str, &[&str])] = &[
     ("schedule", &["base"]),
     ("shadow", &["deadlock", "reporting", "runtime", "provenance", "model", "report", "base"]),
     ("deadlock", &["reporting", "runtime", "config", "provenance", "report", "base"]),
-    ("reporting", &["process", "runtime", "config", "provenance", "report", "base"]),
-    ("process", &["runtime", "config", "base"]),
+    ("reporting", &["runtime", "config", "provenance", "report", "base"]),
     ("runtime", &["config", "provenance", "model", "report", "base"]),
     ("config", &["provenance", "model", "report", "base"]),
     ("provenance", &["model", "report", "base"]),
@@ -402,6 +401,11 @@ fn faults(g: &Graph, table: &[(&str, &[&str])]) -> BTreeSet<String> {
     for m in g.modules.iter().filter(|m| !m.is_empty()) {
         if !allowed.contains_key(m[0].as_str()) {
             faults.insert(format!("not in a folder of the table: {}", m.join("::")));
+        }
+    }
+    for folder in allowed.keys() {
+        if !g.modules.iter().any(|m| m.first().is_some_and(|f| f == folder)) {
+            faults.insert(format!("folder of the table with no module: {folder}"));
         }
     }
     let between = folder_edges(g);

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use crate::base::platform::write_stderr;
 use crate::config::options::{self, ReportFormat};
-use crate::process::exit;
+use crate::reporting::exit;
 use crate::report::{deadlock_json, Deadlock};
 use crate::report::{race_json, Race};
 
