@@ -513,3 +513,32 @@ fn the_checker_reads_paths_groups_and_comments() {
     let names: Vec<String> = found.iter().map(|p| p.join("::")).collect();
     assert_eq!(names, ["crate::a::b::C", "crate::a::d", "super::e::f"]);
 }
+
+/// ARCHITECTURE.md's table of folders says what `EDGES` says: the same folders in the same order,
+/// each with the same imports and its tier (the longest chain of imports below it).
+#[test]
+fn the_architecture_table_matches_the_edges() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
+    let text = fs::read_to_string(path).expect("read ARCHITECTURE.md");
+    let ticked = |cell: &str| -> Vec<String> { cell.split('`').skip(1).step_by(2).map(str::to_owned).collect() };
+    let rows: Vec<(String, String, BTreeSet<String>)> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("| tier | folder: files | may import |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let folder = ticked(cells[2]).first().expect("a folder").trim_end_matches('/').to_owned();
+            (cells[1].to_owned(), folder, ticked(cells[3]).into_iter().collect())
+        })
+        .collect();
+    fn tier(folder: &str) -> usize {
+        let to = EDGES.iter().find(|(f, _)| *f == folder).expect("a folder of the table").1;
+        to.iter().map(|b| tier(b) + 1).max().unwrap_or(0)
+    }
+    let expected: Vec<(String, String, BTreeSet<String>)> = EDGES
+        .iter()
+        .map(|(f, to)| (tier(f).to_string(), f.to_string(), to.iter().map(|b| b.to_string()).collect()))
+        .collect();
+    assert_eq!(rows, expected, "ARCHITECTURE.md's table (tier, folder, may import) and EDGES in tests/layers.rs");
+}
