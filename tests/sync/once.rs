@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use racer::sync::{Arc, LazyLock, Once, OnceLock};
 use racer::thread;
 
-mod sync_support;
 
 static ONCE: Once = Once::new();
 static CELL: OnceLock<String> = OnceLock::new();
@@ -95,7 +94,7 @@ mod races {
     use racer::sync::{Arc, LazyLock, Once, OnceLock};
     use racer::{RaceKind, Shared};
 
-    use super::sync_support::*;
+    use crate::sync_support::*;
 
     /// Thread "init" runs `init`; then (in time only) thread "observer" runs `observe`.
     fn init_then_observe(
