@@ -384,7 +384,9 @@ fn folder_edges(g: &Graph) -> BTreeMap<(String, String), String> {
     for (m, targets) in &g.edges {
         for t in targets {
             if m[0] != t[0] {
-                between.entry((m[0].clone(), t[0].clone())).or_insert_with(|| format!("{} -> {}", m.join("::"), t.join("::")));
+                between
+                    .entry((m[0].clone(), t[0].clone()))
+                    .or_insert_with(|| format!("{} -> {}", m.join("::"), t.join("::")));
             }
         }
     }
@@ -439,8 +441,7 @@ fn faults(g: &Graph, table: &[(&str, &[&str])]) -> BTreeSet<String> {
 fn imports_follow_the_table() {
     let g = graph();
     for (folder, _) in EDGES {
-        let mut to: Vec<String> =
-            folder_edges(&g).into_keys().filter(|(a, _)| a == folder).map(|(_, b)| b).collect();
+        let mut to: Vec<String> = folder_edges(&g).into_keys().filter(|(a, _)| a == folder).map(|(_, b)| b).collect();
         to.sort_by_key(|b| EDGES.iter().position(|(f, _)| f == b));
         println!("{folder:>10} -> {}", if to.is_empty() { "(nothing)".to_owned() } else { to.join(", ") });
     }
@@ -496,10 +497,7 @@ fn the_checker_fails_on_an_edge_outside_the_table() {
     // A table with a cycle between folders.
     let cyclic: &[(&str, &[&str])] = &[("top", &["low"]), ("low", &["top"])];
     let both = graph(&[("top::a", "low::c"), ("low::c", "top::a")]);
-    assert_eq!(
-        faults(&both, cyclic).into_iter().collect::<Vec<_>>(),
-        ["cycle between folders in the table: low, top"]
-    );
+    assert_eq!(faults(&both, cyclic).into_iter().collect::<Vec<_>>(), ["cycle between folders in the table: low, top"]);
 }
 
 /// The checker itself sees what it must: a cycle and an upward import in a made-up tree's

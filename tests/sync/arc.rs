@@ -7,7 +7,6 @@ use std::collections::HashSet;
 use racer::sync::{Arc, Mutex, Weak};
 use racer::thread;
 
-
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 struct Counted(u32);
 

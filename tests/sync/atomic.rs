@@ -10,7 +10,6 @@ use racer::sync::atomic::{
 use racer::sync::Arc;
 use racer::thread;
 
-
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 /// Calls the same method on both atomics and compares the results.

@@ -5,7 +5,6 @@
 use racer::sync::{Arc, Barrier};
 use racer::thread;
 
-
 static ONE: Barrier = Barrier::new(1);
 
 #[test]

@@ -6,7 +6,6 @@ use std::time::Duration;
 use racer::sync::mpsc::{self, RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 use racer::thread;
 
-
 #[test]
 fn channel_behaves_as_std() {
     let (tx, rx) = mpsc::channel::<u32>();

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use racer::sync::{Arc, LazyLock, Once, OnceLock};
 use racer::thread;
 
-
 static ONCE: Once = Once::new();
 static CELL: OnceLock<String> = OnceLock::new();
 static LAZY: LazyLock<Vec<u32>> = LazyLock::new(|| vec![1, 2, 3]);

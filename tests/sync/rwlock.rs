@@ -5,7 +5,6 @@
 use racer::sync::{Arc, RwLock, TryLockError};
 use racer::thread;
 
-
 static GLOBAL: RwLock<Vec<u32>> = RwLock::new(Vec::new());
 
 #[test]

@@ -14,7 +14,6 @@ use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::with_current;
 use crate::schedule;
 
-
 /// The calling thread's fence bookkeeping.
 ///
 /// Invariants: `released` is the thread's clock at its latest `fence(Release)` (or stronger),
