@@ -2,8 +2,9 @@
 //! racer cannot see) ordered by `release`/`acquire`, and a race without them; `forget_sync`;
 //! `ignore_accesses` hiding exactly its scope, also when it unwinds; `benign` cells.
 //!
-//! As in the `sync_*` tests, where one access must come before another in time, the threads
-//! hand over with `std::sync` (invisible to racer): the report is the same on every run.
+//! As in the `sync` tests (`tests/sync/`), where one access must come before another in time,
+//! the threads hand over with `std::sync` (invisible to racer): the report is the same on every
+//! run.
 #![cfg(feature = "race-detect")]
 
 mod sync_support;

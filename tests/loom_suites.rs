@@ -25,17 +25,24 @@
 //! suite then builds tokio with its test dependencies (about a minute and a half) and runs its
 //! 117 lib tests in about 35 s.
 //!
-//!     cargo test --features race-detect --test loom_suites -- --nocapture
+//! They need the registry and take minutes, so each test here is skipped, with a printed line,
+//! unless `RACER_REGISTRY_SUITES=1` (`.ci/run` sets it; the child runner and the switch:
+//! `tests/child_support/cargo.rs`):
+//!
+//!     RACER_REGISTRY_SUITES=1 cargo test --features race-detect --test loom_suites -- --nocapture
 
 #![cfg(unix)]
 // The published suites' helpers are used in the race-detect build only.
 #![cfg_attr(not(feature = "race-detect"), allow(dead_code))]
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+#[path = "child_support/cargo.rs"]
+mod child_cargo;
+use child_cargo::{real_crates_target, skipped, Run};
 
 /// A livelock must end the test instead of hanging CI; the suites take seconds once built.
 const TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -44,99 +51,10 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `<target>/real-crates` (CARGO_TARGET_TMPDIR is `<target>/tmp`).
-fn real_crates_target() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target directory").join("real-crates")
-}
-
-/// The output of a child.
-struct Run {
-    shown: String,
-    success: bool,
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn all(&self) -> String {
-        format!(
-            "{} exited {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.shown, self.code, self.stdout, self.stderr
-        )
-    }
-
-    /// Lines that speak of a data race (reports, `loom::model`'s panic, summaries); never the
-    /// all-clear lines.
-    fn race_lines(&self) -> Vec<&str> {
-        self.stdout
-            .lines()
-            .chain(self.stderr.lines())
-            .filter(|l| l.contains("data race") && !l.contains("no data races"))
-            .collect()
-    }
-
-    /// The number of passed tests over every `test result:` line.
-    fn passed(&self) -> usize {
-        self.stdout
-            .lines()
-            .filter_map(|l| l.trim().strip_prefix("test result: ok. "))
-            .filter_map(|rest| rest.split(' ').next()?.parse::<usize>().ok())
-            .sum()
-    }
-}
-
-/// Runs `cmd` in its own process group, killing the group after [`TIMEOUT`].
+/// Runs `cmd` without the outer build's `RUSTFLAGS` and `RACER_OPTIONS`.
 fn run(mut cmd: Command) -> Run {
-    cmd.env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("CARGO_BUILD_RUSTFLAGS")
-        .env_remove("RUSTFLAGS")
-        .env_remove("RACER_OPTIONS")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let shown = format!("{cmd:?}");
-    eprintln!("running: {shown}");
-    let started = Instant::now();
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child = cmd.spawn().expect("the child starts");
-    let mut out_pipe = child.stdout.take().expect("piped stdout");
-    let mut err_pipe = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out_pipe.read_to_end(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err_pipe.read_to_end(&mut s);
-        s
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for the child") {
-            break Some(status);
-        }
-        if started.elapsed() > TIMEOUT {
-            // Our own child's process group, by its id.
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    let stdout = String::from_utf8_lossy(&out_reader.join().expect("stdout reader")).into_owned();
-    let stderr = String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned();
-    eprintln!("took {:.1?}", started.elapsed());
-    let run = Run {
-        shown,
-        success: status.is_some_and(|s| s.success()),
-        code: status.and_then(|s| s.code()),
-        stdout,
-        stderr,
-    };
-    assert!(status.is_some(), "did not finish within {TIMEOUT:?}\n{}", run.all());
-    run
+    cmd.env_remove("RUSTFLAGS").env_remove("RACER_OPTIONS");
+    child_cargo::run(cmd, TIMEOUT)
 }
 
 /// The runner, built once per test process into `<target>/real-crates`.
@@ -271,6 +189,9 @@ mod published {
     /// upstream): spsc and spsc_force, each over bounded(1), bounded(2) and unbounded queues.
     #[test]
     fn concurrent_queue_loom_suite() {
+        if skipped() {
+            return;
+        }
         suite_passes("concurrent-queue", &["--loom", "--features", "loom", "--test", "loom"], 2);
     }
 
@@ -278,12 +199,18 @@ mod published {
     /// 30 tests less the six timing tests.
     #[test]
     fn oneshot_loom_suite() {
+        if skipped() {
+            return;
+        }
         suite_passes("oneshot", &oneshot_args_with_skips(), 30 - ONESHOT_TIMING_TESTS.len());
     }
 
     /// parking 2.2.1: smoke and yield_then_unpark.
     #[test]
     fn parking_loom_suite() {
+        if skipped() {
+            return;
+        }
         suite_passes("parking", &["--loom", "--features", "loom", "--test", "loom"], 2);
     }
 
@@ -292,6 +219,9 @@ mod published {
     /// concurrent-queue and parking, themselves on their loom seams).
     #[test]
     fn event_listener_loom_suite() {
+        if skipped() {
+            return;
+        }
         suite_passes("event-listener", &["--loom", "--features", "loom", "--test", "loom"], 9);
     }
 
@@ -300,6 +230,9 @@ mod published {
     /// the stand-in's `Arc` and atomics) and the four other unit tests under `--cfg loom`.
     #[test]
     fn bytes_loom_suite() {
+        if skipped() {
+            return;
+        }
         suite_passes("bytes", &["--loom", "--lib"], 6);
     }
 
@@ -314,6 +247,9 @@ mod published {
     /// explore both.
     #[test]
     fn tokio_loom_suite() {
+        if skipped() {
+            return;
+        }
         suite_passes(
             "tokio",
             &["--loom", "--cfg", "loom", "--cfg", "tokio_unstable", "--lib", "--features", "full,test-util"],
@@ -326,6 +262,9 @@ mod published {
     /// oneshot's src/channel.rs (its `with_message_mut` and `take_message`).
     #[test]
     fn a_broken_ordering_in_oneshot_is_reported_with_both_sites() {
+        if skipped() {
+            return;
+        }
         let dir = fresh_copy(&registry_source("oneshot"), "oneshot-broken");
         let sender = dir.join("src/sender.rs");
         let source = std::fs::read_to_string(&sender).unwrap();
@@ -377,6 +316,9 @@ mod runner {
     /// and a loom item racer's stand-in lacks is named.
     #[test]
     fn the_runner_on_a_crate_with_a_loom_seam() {
+        if skipped() {
+            return;
+        }
         let r = cargo_racer_test(&fixture(), &["--loom", "--", "--exact", "relaxed_handoff"]);
         assert!(!r.success, "{}", r.all());
         let text = format!("{}{}", r.stdout, r.stderr);
@@ -413,6 +355,9 @@ mod runner {
     /// that the lock file cargo writes stays out of this repository).
     #[test]
     fn the_runner_on_a_crate_that_uses_racer_directly() {
+        if skipped() {
+            return;
+        }
         let dir = fresh_copy(&repo().join("real-crates/racer-fixture"), "racer-fixture");
         let manifest = dir.join("Cargo.toml");
         let text = std::fs::read_to_string(&manifest).unwrap();
@@ -437,6 +382,9 @@ mod runner {
 
     #[test]
     fn a_crate_without_a_loom_seam_is_told_so() {
+        if skipped() {
+            return;
+        }
         // real-crates/loom-suites depends on crates that have seams, but has none itself.
         let r = cargo_racer_test(&repo().join("real-crates/loom-suites"), &["--loom"]);
         assert_eq!(r.code, Some(2), "{}", r.all());
@@ -456,6 +404,9 @@ mod runner {
     /// own is named when the run fails.
     #[test]
     fn an_unknown_flag_is_named() {
+        if skipped() {
+            return;
+        }
         let r = cargo_racer_test(&fixture(), &["--lom"]);
         assert!(!r.success, "{}", r.all());
         assert!(
@@ -469,6 +420,9 @@ mod runner {
 
     #[test]
     fn oneshot_skips_name_existing_tests() {
+        if skipped() {
+            return;
+        }
         // The skipped timing tests are oneshot's (checked against its fetched source).
         let dir = registry_source("oneshot");
         let tests = std::fs::read_to_string(dir.join("tests/loom.rs")).unwrap()

@@ -17,7 +17,6 @@ mod config;
 mod deadlock;
 mod model;
 mod paper;
-mod process;
 mod provenance;
 mod report;
 mod reporting;
@@ -35,11 +34,11 @@ pub use api::thread;
 pub use base::platform;
 #[doc(hidden)]
 pub use base::small_vec;
-/// The trace language and the all-pairs oracle of the paper tests (not a stable API).
+/// The trace language and the all-pairs oracle of the paper tests: test machinery, not API.
 #[doc(hidden)]
-pub use paper::oracle;
-#[doc(hidden)]
-pub use paper::trace;
+pub mod __test {
+    pub use crate::paper::{oracle, trace};
+}
 #[doc(hidden)]
 pub use provenance::stack;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
@@ -58,7 +57,7 @@ pub use runtime::stats::{stats, AlgorithmStats, Stats};
 #[doc(hidden)]
 pub fn start_up() {
     config::options::get();
-    process::exit::register();
+    reporting::exit::register();
 }
 
 /// Selects the detection algorithm (3, 4 or 5) for cells first tracked from now on, as the

@@ -1,5 +1,7 @@
-//! The layering of racer-core's modules (see ARCHITECTURE.md): no import cycle between modules,
-//! and no module importing from a layer folder above its own.
+//! The dependency graph of racer-core's folders (see ARCHITECTURE.md): `EDGES` below says which
+//! folders each folder's modules may import, and the test fails on any import between folders
+//! outside it, on an edge of it no import uses, and on a cycle between folders. Inside a folder,
+//! modules may import each other.
 //!
 //! A module is a file (`x.rs`, or `x/mod.rs` for folder `x`). Its imports are the paths it names
 //! outside comments, string literals and `#[cfg(test)]` items: `crate::a::b`, `super::a`,
@@ -7,34 +9,37 @@
 //! (`a::{b, c::d}`) expanded. A path counts as an import of the deepest module it names.
 //! `lib.rs` (the crate's door: declarations and re-exports) is not checked.
 //!
-//! `cargo test -p racer-core --test layers -- --nocapture` prints the graph between layers.
+//! `cargo test -p racer-core --test layers -- --nocapture` prints the graph between folders.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Layer folders, top first: a module may import from its own folder and from those below it.
-const LAYERS: [&str; 13] = [
-    "paper",
-    "api",
-    "schedule",
-    "shadow",
-    "deadlock",
-    "reporting",
-    "process",
-    "runtime",
-    "config",
-    "provenance",
-    "model",
-    "report",
-    "base",
+/// The dependency graph between racer-core's folders, top first: each folder and the folders
+/// its modules may import. The modules of one folder may import each other freely; between
+/// folders, only these edges, which must be acyclic and each used by some import (the table is
+/// the graph the code has, no more). This table is the one statement of racer-core's layering:
+/// the folders' `mod.rs` files point here, and ARCHITECTURE.md's table must match it (checked
+/// below).
+const EDGES: &[(&str, &[&str])] = &[
+    ("paper", &["shadow", "model", "report"]),
+    (
+        "api",
+        &["schedule", "shadow", "deadlock", "reporting", "runtime", "config", "provenance", "model", "report", "base"],
+    ),
+    ("schedule", &["base"]),
+    ("shadow", &["deadlock", "reporting", "runtime", "provenance", "model", "report", "base"]),
+    ("deadlock", &["reporting", "runtime", "config", "provenance", "report", "base"]),
+    ("reporting", &["runtime", "config", "provenance", "report", "base"]),
+    ("runtime", &["config", "provenance", "model", "report", "base"]),
+    ("config", &["provenance", "model", "report", "base"]),
+    ("provenance", &["model", "report", "base"]),
+    ("model", &["report", "base"]),
+    ("report", &[]),
+    ("base", &[]),
 ];
 
 type Module = Vec<String>;
-
-fn rank(layer: &str) -> Option<usize> {
-    LAYERS.iter().position(|l| *l == layer).map(|i| LAYERS.len() - i)
-}
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).expect("read src") {
@@ -372,34 +377,73 @@ fn cycles(g: &Graph) -> Vec<Vec<Module>> {
     s.found
 }
 
-#[test]
-fn no_import_cycle_and_no_upward_import() {
-    let g = graph();
-    let mut faults = BTreeSet::new();
-    let mut between: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+/// The imports between folders, as (folder, folder) with the first module import that makes
+/// each edge.
+fn folder_edges(g: &Graph) -> BTreeMap<(String, String), String> {
+    let mut between = BTreeMap::new();
     for (m, targets) in &g.edges {
         for t in targets {
-            let (a, b) = (m[0].as_str(), t[0].as_str());
-            let (Some(ra), Some(rb)) = (rank(a), rank(b)) else {
-                faults.insert(format!("not in a layer folder: {} or {}", m.join("::"), t.join("::")));
-                continue;
-            };
-            if rb > ra {
-                faults.insert(format!("upward import: {} ({a}) -> {} ({b})", m.join("::"), t.join("::")));
-            }
-            if a != b {
-                between.entry(a).or_default().insert(b);
+            if m[0] != t[0] {
+                between
+                    .entry((m[0].clone(), t[0].clone()))
+                    .or_insert_with(|| format!("{} -> {}", m.join("::"), t.join("::")));
             }
         }
     }
-    for comp in cycles(&g) {
-        let names: Vec<String> = comp.iter().map(|m| m.join("::")).collect();
-        faults.insert(format!("import cycle: {}", names.join(", ")));
+    between
+}
+
+/// What is wrong with the imports of `g` against the allowed edges `table`: an import between
+/// folders that the table does not allow (named by its modules), a module outside the table's
+/// folders, an edge of the table no import uses, or a cycle between folders.
+fn faults(g: &Graph, table: &[(&str, &[&str])]) -> BTreeSet<String> {
+    let allowed: BTreeMap<&str, BTreeSet<&str>> =
+        table.iter().map(|(folder, to)| (*folder, to.iter().copied().collect())).collect();
+    let mut faults = BTreeSet::new();
+    for m in g.modules.iter().filter(|m| !m.is_empty()) {
+        if !allowed.contains_key(m[0].as_str()) {
+            faults.insert(format!("not in a folder of the table: {}", m.join("::")));
+        }
     }
-    for layer in LAYERS {
-        let mut below: Vec<&str> = between.get(layer).into_iter().flatten().copied().collect();
-        below.sort_by_key(|l| std::cmp::Reverse(rank(l)));
-        println!("{layer:>10} -> {}", if below.is_empty() { "(nothing)".to_owned() } else { below.join(", ") });
+    for folder in allowed.keys() {
+        if !g.modules.iter().any(|m| m.first().is_some_and(|f| f == folder)) {
+            faults.insert(format!("folder of the table with no module: {folder}"));
+        }
+    }
+    let between = folder_edges(g);
+    for ((a, b), example) in &between {
+        if allowed.get(a.as_str()).is_some_and(|to| !to.contains(b.as_str())) {
+            faults.insert(format!("import outside the table: {example} ({a} -> {b})"));
+        }
+    }
+    for (a, to) in &allowed {
+        for b in to {
+            if !between.contains_key(&(a.to_string(), b.to_string())) {
+                faults.insert(format!("edge of the table that no import uses: {a} -> {b}"));
+            }
+        }
+    }
+    let folders = Graph {
+        modules: allowed.keys().map(|f| vec![f.to_string()]).collect(),
+        edges: allowed
+            .iter()
+            .map(|(a, to)| (vec![a.to_string()], to.iter().map(|b| vec![b.to_string()]).collect()))
+            .collect(),
+    };
+    for comp in cycles(&folders) {
+        let names: Vec<String> = comp.iter().map(|m| m.join("::")).collect();
+        faults.insert(format!("cycle between folders in the table: {}", names.join(", ")));
+    }
+    faults
+}
+
+#[test]
+fn imports_follow_the_table() {
+    let g = graph();
+    for (folder, _) in EDGES {
+        let mut to: Vec<String> = folder_edges(&g).into_keys().filter(|(a, _)| a == folder).map(|(_, b)| b).collect();
+        to.sort_by_key(|b| EDGES.iter().position(|(f, _)| f == b));
+        println!("{folder:>10} -> {}", if to.is_empty() { "(nothing)".to_owned() } else { to.join(", ") });
     }
     let imports: usize = g.edges.values().map(BTreeSet::len).sum();
     println!("{} modules, {imports} imports between them", g.modules.len() - 1);
@@ -408,11 +452,52 @@ fn no_import_cycle_and_no_upward_import() {
         "the checker reads the tree ({} modules, {imports} imports)",
         g.modules.len()
     );
+    let faults = faults(&g, EDGES);
     assert!(
         faults.is_empty(),
-        "racer-core's layering is broken:\n{}",
+        "racer-core's imports and the table EDGES in tests/layers.rs disagree:\n{}",
         faults.into_iter().collect::<Vec<_>>().join("\n")
     );
+}
+
+/// The checker fails on an import the table does not allow, naming it, and on a table that
+/// claims an edge no import uses or has a cycle; it allows a cycle inside one folder.
+#[test]
+fn the_checker_fails_on_an_edge_outside_the_table() {
+    let m = |s: &str| s.split("::").map(str::to_owned).collect::<Module>();
+    let graph = |imports: &[(&str, &str)]| {
+        let mut g = Graph { modules: BTreeSet::from([Vec::new()]), edges: BTreeMap::new() };
+        for (a, b) in imports {
+            g.modules.extend([m(a), m(b)]);
+            g.edges.entry(m(a)).or_default().insert(m(b));
+        }
+        g
+    };
+    let table: &[(&str, &[&str])] = &[("top", &["low"]), ("low", &[])];
+    // Mutual imports inside a folder, and the one edge the table has.
+    let good = graph(&[("top::a", "top::b"), ("top::b", "top::a"), ("top::a", "low::c")]);
+    assert_eq!(faults(&good, table), BTreeSet::new());
+    // The real tree with one import added upward: the fault names the import.
+    let mut real = self::graph();
+    real.edges.entry(m("model::clock")).or_default().insert(m("shadow::cell"));
+    assert_eq!(
+        faults(&real, EDGES).into_iter().collect::<Vec<_>>(),
+        ["import outside the table: model::clock -> shadow::cell (model -> shadow)"]
+    );
+    // An edge the table lacks, one it has but nothing uses, a folder it does not know.
+    let bad = graph(&[("low::c", "top::a"), ("other::d", "low::c")]);
+    assert_eq!(
+        faults(&bad, table).into_iter().collect::<Vec<_>>(),
+        [
+            "edge of the table that no import uses: top -> low",
+            "import outside the table: low::c -> top::a (low -> top)",
+            "not in a folder of the table: other::d",
+        ]
+    );
+    // A table with a cycle between folders.
+    let cyclic: &[(&str, &[&str])] = &[("top", &["low"]), ("low", &["top"])];
+    let both = graph(&[("top::a", "low::c"), ("low::c", "top::a")]);
+    assert_eq!(faults(&both, cyclic).into_iter().collect::<Vec<_>>(), ["cycle between folders in the table: low, top"]);
 }
 
 /// The checker itself sees what it must: a cycle and an upward import in a made-up tree's
@@ -425,4 +510,33 @@ fn the_checker_reads_paths_groups_and_comments() {
     let found = paths(&tokens(&text));
     let names: Vec<String> = found.iter().map(|p| p.join("::")).collect();
     assert_eq!(names, ["crate::a::b::C", "crate::a::d", "super::e::f"]);
+}
+
+/// ARCHITECTURE.md's table of folders says what `EDGES` says: the same folders in the same order,
+/// each with the same imports and its tier (the longest chain of imports below it).
+#[test]
+fn the_architecture_table_matches_the_edges() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
+    let text = fs::read_to_string(path).expect("read ARCHITECTURE.md");
+    let ticked = |cell: &str| -> Vec<String> { cell.split('`').skip(1).step_by(2).map(str::to_owned).collect() };
+    let rows: Vec<(String, String, BTreeSet<String>)> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("| tier | folder: files | may import |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let folder = ticked(cells[2]).first().expect("a folder").trim_end_matches('/').to_owned();
+            (cells[1].to_owned(), folder, ticked(cells[3]).into_iter().collect())
+        })
+        .collect();
+    fn tier(folder: &str) -> usize {
+        let to = EDGES.iter().find(|(f, _)| *f == folder).expect("a folder of the table").1;
+        to.iter().map(|b| tier(b) + 1).max().unwrap_or(0)
+    }
+    let expected: Vec<(String, String, BTreeSet<String>)> = EDGES
+        .iter()
+        .map(|(f, to)| (tier(f).to_string(), f.to_string(), to.iter().map(|b| b.to_string()).collect()))
+        .collect();
+    assert_eq!(rows, expected, "ARCHITECTURE.md's table (tier, folder, may import) and EDGES in tests/layers.rs");
 }

@@ -49,11 +49,16 @@ pub mod model {
 }
 #[cfg(any(not(feature = "race-detect"), doc))]
 pub use disabled::model;
+/// The paper tests' trace language and all-pairs oracle (`racer-rt/tests/paper_*.rs`): test
+/// machinery, not API.
+#[cfg(all(feature = "race-detect", not(doc)))]
+#[doc(hidden)]
+pub use racer_core::__test;
 #[cfg(all(feature = "race-detect", not(doc)))]
 pub use racer_core::explore::model;
 #[cfg(all(feature = "race-detect", not(doc)))]
 pub use racer_core::{
-    annotate, check, oracle, select_algorithm, slow_accesses_on_this_thread, stats, sync, thread, trace, Access,
-    AccessKind, AlgorithmStats, BlockedThread, Deadlock, DeadlockKind, Frame, LockEdge, LockMode, LockUse, Race,
-    RaceKind, Report, Shared, Stats, ENABLED,
+    annotate, check, select_algorithm, slow_accesses_on_this_thread, stats, sync, thread, Access, AccessKind,
+    AlgorithmStats, BlockedThread, Deadlock, DeadlockKind, Frame, LockEdge, LockMode, LockUse, Race, RaceKind, Report,
+    Shared, Stats, ENABLED,
 };

@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
-use racer_rt::oracle::Oracle;
-use racer_rt::trace::{replay, to_text, Event};
+use racer_rt::__test::oracle::Oracle;
+use racer_rt::__test::trace::{replay, to_text, Event};
 use racer_rt::RaceKind;
 
 const MAX_THREADS: usize = 5;

@@ -2,8 +2,8 @@
 //! replayed against all three algorithms and the oracle.
 #![cfg(feature = "race-detect")]
 
-use racer_rt::oracle::{Oracle, RacyPair};
-use racer_rt::trace::{parse, replay, ReportedRace};
+use racer_rt::__test::oracle::{Oracle, RacyPair};
+use racer_rt::__test::trace::{parse, replay, ReportedRace};
 use racer_rt::RaceKind;
 
 fn races(text: &str, algorithm: u8) -> Vec<ReportedRace> {

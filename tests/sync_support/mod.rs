@@ -1,5 +1,5 @@
-//! Helpers shared by the `sync_*` tests: named threads, accesses that return their own site,
-//! and assertions on a report's single race.
+//! Helpers shared by the `sync` tests (`tests/sync/`) and others: named threads, accesses that
+//! return their own site, and assertions on a report's single race.
 //!
 //! Races asserted with these helpers are certain under happens-before, not under timing: where
 //! a test needs one access to come before another in time, it hands over with `std::sync`

@@ -49,8 +49,8 @@ impl Hasher for FastHasher {
 
     #[inline]
     fn finish(&self) -> u64 {
-        // dashmap picks the shard from the high bits and hashbrown the bucket from the low
-        // ones: fold so both see every input bit.
+        // `sharded_map` picks the shard from the high bits and std's `HashMap` the bucket from
+        // the low ones: fold so both see every input bit.
         self.0 ^ (self.0 >> 32)
     }
 }

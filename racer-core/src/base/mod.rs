@@ -1,9 +1,9 @@
-//! **Layer 11: the ground floor**: std locks without poisoning (`lock`), a sharded map, a small
+//! **The ground floor**: std locks without poisoning (`lock`), a sharded map, a small
 //! vector, a fast hasher, process-unique ids (`unique_id`), and the hooks racer-rt fills in
 //! before `main` (`platform`: unwind tables, symbols, C library calls, standard error and the
 //! process's end).
 //!
-//! May import: nothing of racer's. Invariant: nothing here knows about races.
+//! Imports: nothing of racer's (see `racer-core/tests/layers.rs`). Invariant: nothing here knows about races.
 
 pub mod active_count;
 pub mod fast_hash;

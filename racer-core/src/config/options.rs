@@ -12,8 +12,16 @@ use std::sync::OnceLock;
 
 use crate::base::lock::Mutex;
 
-pub use crate::config::message::{shown, VARIABLE};
 use crate::config::suppressions::Suppressions;
+
+/// The environment variable the options are read from.
+pub const VARIABLE: &str = "RACER_OPTIONS";
+
+/// Text of the user's as an error message shows it: on one line, with control and invisible
+/// characters escaped (`\n`, `\u{7}`, `\u{200b}`), as a suppressions file's bad line is.
+pub fn shown(text: &str) -> String {
+    text.escape_debug().to_string()
+}
 
 /// Every key `RACER_OPTIONS` accepts, in the order error messages list them.
 pub const KNOWN_KEYS: [&str; 9] = [

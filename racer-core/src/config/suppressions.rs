@@ -195,9 +195,9 @@ fn not_text(bytes: &[u8], valid: usize, file: &str) -> String {
 impl Suppressions {
     /// Reads a suppressions file; the error names the file and the OS error or the bad line.
     pub fn load(path: &Path) -> Result<Suppressions, String> {
-        let shown = crate::config::message::shown(&path.display().to_string());
+        let shown = crate::config::options::shown(&path.display().to_string());
         let cannot = |why: &dyn std::fmt::Display| {
-            format!("{}: cannot read suppressions '{shown}': {why}", crate::config::message::VARIABLE)
+            format!("{}: cannot read suppressions '{shown}': {why}", crate::config::options::VARIABLE)
         };
         // At most one byte past the limit is read: a device that never ends (`/dev/zero`,
         // `/dev/full`) is an error, not a process that reads until memory runs out.

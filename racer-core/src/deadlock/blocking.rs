@@ -19,7 +19,7 @@ use crate::report::{Deadlock, DeadlockKind, LockEdge};
 use crate::runtime::check_scope::{group_of, CheckScope};
 use crate::runtime::thread_state::with_current;
 
-use super::enabled::enabled;
+use super::enabled;
 use super::held::held_now;
 use super::lock::{conflict, Acq};
 use super::lock_use::{held_frames, lock_use};

@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 
-use super::enabled::enabled;
+use super::enabled;
 use super::lock::Acq;
 use super::order_graph::record_edges;
 

@@ -1,13 +1,11 @@
 //! Deadlocks: the lock-order graph (potential deadlocks, reported before they hang), re-locks,
 //! and real hangs (threads blocked in racer's wrappers with nothing left to wake them).
 //!
-//! **Layer 3: deadlock detection**, beside the shadow memory: the way of one lock acquisition
-//! (what the `sync/` wrappers call), and the watchdog. May import: `reporting`, `runtime`,
-//! `config`, `provenance`, `report`, `base`. Invariant: below.
+//! **Deadlock detection**: the way of one lock acquisition (what the `sync/` wrappers call), and
+//! the watchdog. Imports: see the table in `racer-core/tests/layers.rs`. Invariant: below.
 //!
-//! One concept per file. A file imports only the files listed above it (no two import each
-//! other, even through others; see ARCHITECTURE.md):
-//! - `enabled`: whether detection is on (`RACER_OPTIONS=detect_deadlocks`).
+//! One concept per file (and `enabled` here: whether detection is on,
+//! `RACER_OPTIONS=detect_deadlocks`):
 //! - `lock`: a lock's identity (`LockMeta`), one acquisition of it (`Acq`), and when two modes
 //!   of acquisition conflict.
 //! - `lock_use`: an acquisition as a report shows it, and the frames of a lock still held.
@@ -27,7 +25,6 @@
 //! on purpose, out of a wait that can never end.
 
 mod blocking;
-mod enabled;
 mod held;
 mod lock;
 mod lock_use;
@@ -42,3 +39,10 @@ pub use lock::{Acq, LockMeta};
 pub use thread_end::Done;
 pub use wait_slot::Wait;
 pub use watchdog::TICK;
+
+/// Whether deadlock detection is on (`RACER_OPTIONS=detect_deadlocks`): each hook that records
+/// a lock or publishes a wait asks first, and does nothing when it is off.
+#[inline]
+fn enabled() -> bool {
+    crate::config::options::get().options.detect_deadlocks
+}

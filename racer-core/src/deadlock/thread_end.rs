@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::provenance::thread_ref::ThreadInfo;
 
 use super::blocking::{block, Blocking};
-use super::enabled::enabled;
+use super::enabled;
 use super::held::held_now;
 use super::wait_slot::Wait;
 use super::watchdog::TICK;

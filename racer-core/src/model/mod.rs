@@ -1,7 +1,7 @@
-//! **Layer 9: the paper's model**: vector clocks and segments (`clock`), and the per-cell
+//! **The paper's model**: vector clocks and segments (`clock`), and the per-cell
 //! detection policies, Algorithms 3, 4 and 5, behind `CellPolicy` (`algorithm/`).
 //!
-//! May import: `report` (the race kinds), `base`. Invariant: pure data and algorithms; no
+//! Imports: see the table in `racer-core/tests/layers.rs`. Invariant: pure data and algorithms; no
 //! thread-local or global state but the selected algorithm.
 
 pub mod algorithm;

@@ -1,8 +1,8 @@
-//! **Layer 10: the report types**: the public `Report`, `Race`, `Access`, `Frame`, `Deadlock`...
+//! **The report types**: the public `Report`, `Race`, `Access`, `Frame`, `Deadlock`...
 //! and their text and JSON layouts. Compiled in both builds: racer-rt includes this folder by
 //! `#[path]` when the feature is off, so its files refer to each other by `super::` only.
 //!
-//! May import: `base` only (today, nothing). Invariant: what is reported, never how or where.
+//! Imports: none of racer-core's (see `racer-core/tests/layers.rs`). Invariant: what is reported, never how or where.
 
 mod check_report;
 mod deadlock;

@@ -32,7 +32,7 @@ pub fn deadlock_found(d: Deadlock, scope: Option<&Arc<CheckScope>>, ends: bool) 
         None => {
             output::emit_deadlock(&d);
             if ends {
-                crate::process::exit::end_hung_process();
+                crate::reporting::exit::end_hung_process();
             }
         }
     }
@@ -51,7 +51,7 @@ pub fn end_hung_check(scope: Option<&Arc<CheckScope>>) {
             output::emit_deadlock(d);
         }
     }
-    crate::process::exit::end_hung_process();
+    crate::reporting::exit::end_hung_process();
 }
 
 /// Called by the shadow memory for each race it finds, with none of its locks held and the

@@ -6,9 +6,9 @@ use std::io::Write;
 
 use crate::base::platform::write_stderr;
 use crate::config::options::{self, ReportFormat};
-use crate::process::exit;
 use crate::report::{deadlock_json, Deadlock};
 use crate::report::{race_json, Race};
+use crate::reporting::exit;
 
 /// Writes one report, whole.
 pub fn emit(race: &Race) {

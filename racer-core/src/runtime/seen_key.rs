@@ -1,5 +1,7 @@
 //! A segment as a key of the cells' caches of seen accesses (`shadow::seen`): what each thread
 //! publishes as its current segment (`thread_state`'s `SEEN_KEY`) and the fast path compares.
+//! It lives here, not in `shadow/seen.rs`, because `thread_state` publishes it at each segment
+//! change and `shadow` imports `runtime` (`racer-core/tests/layers.rs` has no edge back).
 
 use crate::model::clock::Segment;
 

@@ -9,7 +9,7 @@ use crate::base::lock::Mutex;
 
 use crate::model::clock::{Epoch, VectorClock};
 use crate::provenance::sync_event::SyncEvent;
-use crate::runtime::thread_state::{with_current, ClockName, ExitPost, ThreadState};
+use crate::runtime::thread_state::{with_current, ClockName, ThreadState};
 
 /// A vector clock owned by a synchronisation object (a mutex, a join handle, a message...).
 ///
@@ -45,12 +45,6 @@ impl SyncClock {
 
     pub fn wait_into(&self, t: &mut ThreadState, event: SyncEvent) {
         wait_on(&self.clock.lock(), t, event);
-    }
-}
-
-impl ExitPost for SyncClock {
-    fn post_exit(&self, t: &mut ThreadState, event: SyncEvent) -> Epoch {
-        self.post_from(t, event)
     }
 }
 

@@ -14,6 +14,7 @@ use crate::provenance::stack::StackId;
 use crate::provenance::sync_event::{RecentSyncEvents, SyncEvent, SyncEventId};
 use crate::provenance::thread_ref::{ThreadInfo, ThreadRef};
 use crate::runtime::check_scope::CheckScope;
+use crate::runtime::sync_clock::SyncClock;
 use crate::runtime::thread_slots::{release_slot, take_slot};
 
 /// Whether the calling thread is the process's main thread.
@@ -48,19 +49,12 @@ pub struct ThreadState {
     recent_syncs: RecentSyncEvents,
     exit_epoch: Option<Epoch>,
     /// Where to post the thread's exit when this state is dropped.
-    exit_post: Option<(Arc<dyn ExitPost>, SyncEvent)>,
+    exit_post: Option<(Arc<SyncClock>, SyncEvent)>,
 }
 
 /// A thread's clock as it was at one moment: its segment then, and how many times the clock
 /// had changed (see `ThreadState::clock_name`).
 pub type ClockName = (Segment, u64);
-
-/// Where a thread's exit is posted when its state is dropped: a `SyncClock`, named through this
-/// trait because `sync_clock` builds on this file.
-pub trait ExitPost: Send + Sync {
-    /// A post of `t` (its exit), as `SyncClock::post_from`. Returns the epoch posted.
-    fn post_exit(&self, t: &mut ThreadState, event: SyncEvent) -> Epoch;
-}
 
 /// What a spawning thread hands to the thread it spawns.
 pub struct ChildSeed {
@@ -265,7 +259,7 @@ impl ThreadState {
     /// Posts the thread's exit into `clock` when this state is dropped: the thread's last
     /// thread-local destructor of racer's, which runs after those the thread's code registered
     /// (they were registered later, and run first), so `join` orders them too.
-    pub fn post_exit_at_drop(&mut self, clock: Arc<dyn ExitPost>, event: SyncEvent) {
+    pub fn post_exit_at_drop(&mut self, clock: Arc<SyncClock>, event: SyncEvent) {
         self.exit_post = Some((clock, event));
     }
 }
@@ -311,7 +305,7 @@ impl Drop for ThreadState {
     fn drop(&mut self) {
         self.start_due_segment();
         if let Some((clock, event)) = self.exit_post.take() {
-            let posted = clock.post_exit(self, event);
+            let posted = clock.post_from(self, event);
             self.exited(posted);
         }
         let _ = SEEN_KEY.try_with(|s| s.set(crate::runtime::seen_key::NO_KEY));

@@ -10,7 +10,7 @@
 //! hints; a spawn registers the child (`spawning`) and the child waits for its first turn
 //! (`Ticket::start`); a thread's end hands the turn on (`exiting`).
 //!
-//! May import: `base` (see `racer-core/tests/layers.rs`). Invariant: see `scheduler`.
+//! Imports: see the table in `racer-core/tests/layers.rs`. Invariant: see `scheduler`.
 
 pub mod rng;
 pub mod scheduler;

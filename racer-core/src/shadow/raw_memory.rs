@@ -1,7 +1,7 @@
 //! Checked accesses of memory that is not a `Shared` cell (a `Box<[MaybeUninit<T>]>` ring, an
 //! arena, a buffer filled by FFI): a shadow of its own, keyed by 8-byte granule, running the same
 //! per-cell policy (`algorithm`) and reporting through the same delivery as `Shared` cells. Kept
-//! apart from `shadow.rs` so that the `Shared` fast path does not change.
+//! apart from `cell.rs` so that the `Shared` fast path does not change.
 //!
 //! Two accesses conflict when they touch a common granule: elements of 8 bytes or more never
 //! share one, smaller neighbours can (checked as one location, like a word-granular TSan).
@@ -23,7 +23,7 @@ use crate::runtime::thread_state::with_current;
 /// Bytes per shadow location.
 pub const GRANULE: usize = 8;
 
-/// What a raw-memory race names instead of the type in a `Shared<T>` (see `report.rs`).
+/// What a raw-memory race names instead of the type in a `Shared<T>` (see `report/race.rs`).
 pub const RAW_MEMORY: &str = "raw memory";
 
 const SHARDS: usize = 64;

@@ -35,8 +35,9 @@ pub use std::sync::atomic::{compiler_fence, Ordering};
 
 use super::atomic_clock::{AtomicClock, WORDS};
 pub use super::fence::fence;
-use super::fence::{has_fence_release, note_relaxed_read, note_relaxed_read_epochs, with_fence_release};
-use super::ordering::{acquires, releases};
+use super::fence::{
+    acquires, has_fence_release, note_relaxed_read, note_relaxed_read_epochs, releases, with_fence_release,
+};
 
 /// What one atomic operation turned out to be, with the ordering that applies to it.
 #[derive(Clone, Copy)]

@@ -14,8 +14,6 @@ use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::thread_state::with_current;
 use crate::schedule;
 
-use super::ordering::{acquires, releases};
-
 /// The calling thread's fence bookkeeping.
 ///
 /// Invariants: `released` is the thread's clock at its latest `fence(Release)` (or stronger),
@@ -101,4 +99,14 @@ pub fn fence(order: Ordering) {
             }
         });
     });
+}
+
+/// Whether an ordering acquires (for atomics and fences alike).
+pub(crate) fn acquires(order: Ordering) -> bool {
+    matches!(order, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst)
+}
+
+/// Whether an ordering releases (for atomics and fences alike).
+pub(crate) fn releases(order: Ordering) -> bool {
+    matches!(order, Ordering::Release | Ordering::AcqRel | Ordering::SeqCst)
 }

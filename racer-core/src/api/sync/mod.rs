@@ -12,7 +12,6 @@ pub mod mpsc;
 mod mutex;
 mod once;
 mod once_lock;
-mod ordering;
 mod rwlock;
 
 pub use arc::{Arc, Weak};

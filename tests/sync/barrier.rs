@@ -5,8 +5,6 @@
 use racer::sync::{Arc, Barrier};
 use racer::thread;
 
-mod sync_support;
-
 static ONE: Barrier = Barrier::new(1);
 
 #[test]
@@ -32,7 +30,7 @@ mod races {
     use racer::sync::{Arc, Barrier};
     use racer::{RaceKind, Shared};
 
-    use super::sync_support::*;
+    use crate::sync_support::*;
 
     #[test]
     fn every_arrival_happens_before_every_departure() {

@@ -5,8 +5,6 @@
 use racer::sync::{Arc, RwLock, TryLockError};
 use racer::thread;
 
-mod sync_support;
-
 static GLOBAL: RwLock<Vec<u32>> = RwLock::new(Vec::new());
 
 #[test]
@@ -64,7 +62,7 @@ mod races {
     use racer::sync::{Arc, RwLock};
     use racer::{RaceKind, Shared};
 
-    use super::sync_support::*;
+    use crate::sync_support::*;
 
     /// `first` runs on thread "a", then (in time only) `second` on thread "b".
     fn a_then_b(

@@ -6,8 +6,6 @@ use std::time::Duration;
 use racer::sync::mpsc::{self, RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 use racer::thread;
 
-mod sync_support;
-
 #[test]
 fn channel_behaves_as_std() {
     let (tx, rx) = mpsc::channel::<u32>();
@@ -80,7 +78,7 @@ mod races {
     use racer::sync::Arc;
     use racer::{RaceKind, Shared};
 
-    use super::sync_support::*;
+    use crate::sync_support::*;
 
     #[test]
     fn a_message_orders_what_was_written_before_its_send() {

@@ -7,8 +7,7 @@ use std::sync::mpsc as std_mpsc;
 use racer::sync::Arc;
 use racer::{thread, RaceKind, Shared};
 
-mod sync_support;
-use sync_support::*;
+use crate::sync_support::*;
 
 /// A thread writes the cell and unparks the parker, in the order `unpark_first` says; the
 /// parker, once the other thread is done (in time), parks (taking the unpark's token) and reads.

@@ -8,8 +8,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use racer::sync::{Arc, LazyLock, Once, OnceLock};
 use racer::thread;
 
-mod sync_support;
-
 static ONCE: Once = Once::new();
 static CELL: OnceLock<String> = OnceLock::new();
 static LAZY: LazyLock<Vec<u32>> = LazyLock::new(|| vec![1, 2, 3]);
@@ -95,7 +93,7 @@ mod races {
     use racer::sync::{Arc, LazyLock, Once, OnceLock};
     use racer::{RaceKind, Shared};
 
-    use super::sync_support::*;
+    use crate::sync_support::*;
 
     /// Thread "init" runs `init`; then (in time only) thread "observer" runs `observe`.
     fn init_then_observe(

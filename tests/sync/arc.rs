@@ -7,8 +7,6 @@ use std::collections::HashSet;
 use racer::sync::{Arc, Mutex, Weak};
 use racer::thread;
 
-mod sync_support;
-
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 struct Counted(u32);
 
@@ -161,7 +159,7 @@ mod races {
     use racer::sync::Arc;
     use racer::{RaceKind, Shared};
 
-    use super::sync_support::*;
+    use crate::sync_support::*;
 
     #[test]
     fn the_last_drop_on_another_thread_is_ordered_after_every_use() {
@@ -264,7 +262,7 @@ mod races {
         assert_eq!(race.previous().location(), sites.unwrap());
         assert_eq!(race.current().thread_name(), Some("last-owner"));
         assert!(
-            race.current().backtrace().contains("sync_arc.rs"),
+            race.current().backtrace().contains("sync/arc.rs"),
             "the drop's stack names this file:\n{}",
             race.current().backtrace()
         );

@@ -10,8 +10,6 @@ use racer::sync::atomic::{
 use racer::sync::Arc;
 use racer::thread;
 
-mod sync_support;
-
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 /// Calls the same method on both atomics and compares the results.
@@ -163,7 +161,7 @@ mod races {
     use racer::sync::Arc;
     use racer::{RaceKind, Shared};
 
-    use super::sync_support::*;
+    use crate::sync_support::*;
 
     fn spin_until(flag: &AtomicUsize, value: usize, order: Ordering) {
         while flag.load(order) != value {
