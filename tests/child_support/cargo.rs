@@ -24,7 +24,7 @@ pub fn skipped() -> bool {
     true
 }
 
-/// `<target>/real-crates`, next to this build's own `debug/` (CARGO_TARGET_TMPDIR is
+/// `<target>/real-crates`, next to this build's own debug directory (CARGO_TARGET_TMPDIR is
 /// `<target>/tmp`): the children's target directory, never this build's lock.
 pub fn real_crates_target() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target directory").join("real-crates")
