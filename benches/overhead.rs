@@ -437,7 +437,7 @@ fn selected(name: &str) -> bool {
             }
         }
     }
-    filter.map_or(true, |f| regex::Regex::new(&f).is_ok_and(|r| r.is_match(name)))
+    filter.is_none_or(|f| regex::Regex::new(&f).is_ok_and(|r| r.is_match(name)))
 }
 
 fn whole_workloads(c: &mut Criterion, s: Sizes) {

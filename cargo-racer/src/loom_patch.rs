@@ -135,12 +135,12 @@ fn admits(req: &str, wanted: u32) -> bool {
         let mut nums = v.split('.');
         let (major, minor) = (nums.next(), nums.next());
         if p.starts_with('>') {
-            return major == Some("0") && minor.map_or(true, |m| m.parse::<u32>().map_or(true, |m| m <= wanted));
+            return major == Some("0") && minor.is_none_or(|m| m.parse::<u32>().map_or(true, |m| m <= wanted));
         }
         if p.starts_with('<') {
             return true;
         }
-        major == Some("0") && minor.map_or(true, |m| m == "*" || m.parse() == Ok(wanted))
+        major == Some("0") && minor.is_none_or(|m| m == "*" || m.parse() == Ok(wanted))
     })
 }
 

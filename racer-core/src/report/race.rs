@@ -345,7 +345,7 @@ impl Access {
     /// Whether the thread's only synchronisation racer saw before the access is its start: a
     /// report then often comes from synchronisation racer cannot see.
     fn synchronised_only_at_start(&self) -> bool {
-        self.last_sync.map_or(true, |sync| sync.op == "starting from")
+        self.last_sync.is_none_or(|sync| sync.op == "starting from")
     }
 
     /// Whether the thread's last synchronisation before the access is one that could have

@@ -51,7 +51,7 @@ const _: () = {
     assert!(std::mem::size_of::<Alg3<AccessInfo>>() <= BIRTH_OFFSET);
     assert!(std::mem::size_of::<Alg4<AccessInfo>>() <= BIRTH_OFFSET);
     assert!(std::mem::size_of::<Alg5<AccessInfo>>() <= BIRTH_OFFSET);
-    assert!(BIRTH_OFFSET % std::mem::align_of::<AccessInfo>() == 0);
+    assert!(BIRTH_OFFSET.is_multiple_of(std::mem::align_of::<AccessInfo>()));
 };
 
 const SLOTS_PER_CHUNK: usize = 64;

@@ -159,7 +159,7 @@ impl Frames<'_, '_> {
     #[inline(always)]
     fn read(&self, address: usize) -> Option<usize> {
         let word = std::mem::size_of::<usize>();
-        if address < self.low || address > self.high - word || address % word != 0 {
+        if address < self.low || address > self.high - word || !address.is_multiple_of(word) {
             return None;
         }
         // SAFETY: inside this thread's mapped stack, word-aligned.
