@@ -19,6 +19,10 @@
 //! Where `deps` is not where cargo's layout puts it, the detector stays in `OUT_DIR` (rustc
 //! still finds it; `cargo doc` of a dependent would not).
 //!
+//! Sixteen codegen units: on two cores the detector's cold compile takes 15 s instead of 25 s
+//! (the same CPU time, in parallel), and racer/ThreadSanitizer on userbench stayed within the
+//! noise of one unit (`benches/versus-tsan 8`: W1 0.29/0.26, W3 0.40/0.42, W7 0.59/0.60).
+//!
 //! It is compiled as cargo would: through `RUSTC_WRAPPER` and `RUSTC_WORKSPACE_WRAPPER` (sccache
 //! users), for the build's target, with the user's RUSTFLAGS (`CARGO_ENCODED_RUSTFLAGS`).
 
@@ -54,7 +58,7 @@ fn main() {
 
     let mut cmd = rustc();
     cmd.args(["--crate-name", &name, "--crate-type", "rlib", "--edition", "2021"])
-        .args(["-C", "opt-level=3", "-C", "debuginfo=0", "-C", "codegen-units=1", "--cap-lints", "warn"])
+        .args(["-C", "opt-level=3", "-C", "debuginfo=0", "-C", "codegen-units=16", "--cap-lints", "warn"])
         .arg("--out-dir")
         .arg(dest)
         .arg(source.join("lib.rs"));
