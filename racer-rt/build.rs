@@ -15,7 +15,8 @@
 //! `OUT_DIR/detector.rs`. Every rustc and rustdoc call cargo makes searches `deps` for the
 //! crates a crate depends on through others, so the crates that depend on this one, and
 //! `cargo doc` of them, find it; a `-L` from a build script reaches rustc only, never rustdoc
-//! (rustdoc of this crate itself documents the feature-off items in its place: `src/lib.rs`).
+//! (rustdoc of this crate itself, and rust-analyzer, which reads source and not the rlib, see
+//! the feature-off items in its place: `src/lib.rs`).
 //! Where `deps` is not where cargo's layout puts it, the detector stays in `OUT_DIR` (rustc
 //! still finds it; `cargo doc` of a dependent would not).
 //!
@@ -34,6 +35,9 @@ use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    // rust-analyzer sets `cfg(rust_analyzer)`: it reads source, not the detector's rlib, so
+    // `src/lib.rs` shows it the feature-off items (the same public API) in the detector's place.
+    println!("cargo::rustc-check-cfg=cfg(rust_analyzer)");
     if env::var_os("CARGO_FEATURE_RACE_DETECT").is_none() {
         return;
     }

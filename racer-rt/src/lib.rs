@@ -6,57 +6,57 @@
 //! Users depend on the facade crate `racer`, which re-exports this crate's public items.
 
 // The feature-off build: std's items, and the report types so that code naming them compiles.
-#[cfg(any(not(feature = "race-detect"), doc))]
+#[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 mod disabled;
-#[cfg(any(not(feature = "race-detect"), doc))]
+#[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 #[path = "../detector/report/mod.rs"]
 mod report;
-#[cfg(any(not(feature = "race-detect"), doc))]
+#[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 pub use report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
-#[cfg(any(not(feature = "race-detect"), doc))]
+#[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 #[path = "../detector/api/annotate/address.rs"]
 mod address;
-#[cfg(any(not(feature = "race-detect"), doc))]
+#[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 #[path = "../detector/api/explore/settings.rs"]
 mod explore_settings;
-#[cfg(any(not(feature = "race-detect"), doc))]
+#[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 pub use disabled::{annotate, check, lock_api, parking_lot, sync, thread, Shared, ENABLED};
-#[cfg(any(not(feature = "race-detect"), doc))]
+#[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
 
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
-#[cfg(all(feature = "race-detect", not(doc)))]
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 include!(concat!(env!("OUT_DIR"), "/detector.rs"));
-#[cfg(all(feature = "race-detect", not(doc)))]
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod lock_adapter;
-#[cfg(all(feature = "race-detect", not(doc)))]
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 pub mod parking_lot;
-#[cfg(all(feature = "race-detect", not(doc)))]
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod platform;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:
 /// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
 /// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.
-#[cfg(all(feature = "race-detect", not(doc)))]
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 pub mod lock_api {
     pub use crate::lock_adapter::{RawMutex, RawRwLock};
 }
 /// `racer::model::Builder`: a model's settings (iterations, time budget, strategy, depth,
 /// seed, replay), as loom's `model::Builder`.
-#[cfg(all(feature = "race-detect", not(doc)))]
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 pub mod model {
     pub use racer_core::explore::{current_iteration, Builder, Strategy};
 }
-#[cfg(any(not(feature = "race-detect"), doc))]
+#[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 pub use disabled::model;
 /// The paper tests' trace language and all-pairs oracle (`racer-rt/tests/paper_*.rs`): test
 /// machinery, not API.
-#[cfg(all(feature = "race-detect", not(doc)))]
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 #[doc(hidden)]
 pub use racer_core::__test;
-#[cfg(all(feature = "race-detect", not(doc)))]
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 pub use racer_core::explore::model;
-#[cfg(all(feature = "race-detect", not(doc)))]
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 pub use racer_core::{
     annotate, check, select_algorithm, slow_accesses_on_this_thread, stats, sync, thread, Access, AccessKind,
     AlgorithmStats, BlockedThread, Deadlock, DeadlockKind, Frame, LockEdge, LockMode, LockUse, Race, RaceKind, Report,
