@@ -5,7 +5,7 @@
 use std::fmt;
 use std::panic::Location;
 
-use super::frame::{capitalised, frames_json, json_string, location_json, write_frames, Frame};
+use super::frame::{capitalised, frames_json, json_string, location_json, thread_label, write_frames, Frame};
 
 /// What kind of deadlock a [`Deadlock`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -215,13 +215,6 @@ impl Deadlock {
     /// `Hang`: every blocked thread, those of the wait-for cycle (if any) first. Empty otherwise.
     pub fn threads(&self) -> &[BlockedThread] {
         &self.threads
-    }
-}
-
-fn thread_label(name: &Option<String>, id: u64) -> String {
-    match name {
-        Some(name) => format!("thread '{name}'"),
-        None => format!("thread T{id}"),
     }
 }
 

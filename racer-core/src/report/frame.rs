@@ -112,6 +112,14 @@ pub(crate) fn write_frames(f: &mut fmt::Formatter<'_>, frames: &[Frame]) -> fmt:
     Ok(())
 }
 
+/// How a report names a thread: by its name, else by racer's number for it.
+pub(crate) fn thread_label(name: &Option<String>, id: u64) -> String {
+    match name {
+        Some(name) => format!("thread '{name}'"),
+        None => format!("thread T{id}"),
+    }
+}
+
 pub(crate) fn capitalised(word: &str) -> String {
     let mut chars = word.chars();
     chars.next().map(|c| c.to_uppercase().collect::<String>() + chars.as_str()).unwrap_or_default()

@@ -7,7 +7,7 @@ use std::panic::Location;
 use std::sync::atomic::Ordering;
 
 use super::deadlock::LockMode;
-use super::frame::{capitalised, frames_json, json_string, write_frames, Frame};
+use super::frame::{capitalised, frames_json, json_string, thread_label, write_frames, Frame};
 
 /// How two conflicting accesses of one cell relate, named after the earlier one's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -275,10 +275,7 @@ impl CellBirth {
     }
 
     fn thread_label(&self) -> String {
-        match &self.thread_name {
-            Some(name) => format!("thread '{name}'"),
-            None => format!("thread T{}", self.thread_id),
-        }
+        thread_label(&self.thread_name, self.thread_id)
     }
 }
 
@@ -415,10 +412,7 @@ impl Access {
     }
 
     fn thread_label(&self) -> String {
-        match &self.thread_name {
-            Some(name) => format!("thread '{name}'"),
-            None => format!("thread T{}", self.thread_id),
-        }
+        thread_label(&self.thread_name, self.thread_id)
     }
 }
 
