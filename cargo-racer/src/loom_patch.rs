@@ -341,6 +341,7 @@ error[E0425]: cannot find type `Notify` in module `loom::sync`
         });
         assert!(unwound.is_err());
         assert_eq!(std::fs::read(&lock).unwrap(), before);
+        let _ = std::fs::remove_dir_all(lock.parent().unwrap());
     }
 
     #[test]
@@ -350,5 +351,6 @@ error[E0425]: cannot find type `Notify` in module `loom::sync`
         std::fs::write(&lock, "version = 4\n").unwrap();
         drop(guard);
         assert!(!lock.exists());
+        let _ = std::fs::remove_dir_all(lock.parent().unwrap());
     }
 }
