@@ -39,7 +39,7 @@
 //! guards, `into_inner`), [`cell::Cell`], [`sync::atomic`] with loom's
 //! `with_mut` and `unsync_load`, [`sync`]'s `Arc`, `Mutex`, `Condvar`, `RwLock`, `Barrier`,
 //! `mpsc`, [`thread`], [`hint`], [`alloc`], [`future`], [`model()`] and
-//! [`model::Builder`], `sync::Notify`, `lazy_static!`, `thread::LocalKey` and its `AccessError`
+//! [`model::Builder`], `sync::Notify`, `lazy_static!`, `MAX_THREADS`, `thread::LocalKey` and its `AccessError`
 //! (in [`thread`] and [`lazy_static`](mod@lazy_static)). An item it lacks is named by
 //! `cargo racer test --loom` when a crate's build needs it.
 //!
@@ -59,6 +59,11 @@ pub mod thread;
 pub use std::thread_local;
 
 mod lazy;
+
+/// loom's limit on the threads of one model, the main thread included, kept at loom's value so
+/// that a test sized by it (`for _ in 0..loom::MAX_THREADS - 1 { thread::spawn(..) }`) runs the
+/// same model here. racer itself has no such limit.
+pub const MAX_THREADS: usize = 5;
 
 /// loom's `lazy_static` module (next to the [`lazy_static!`] macro, which is exported at the
 /// crate root): `AccessError`, the error of `LocalKey::try_with`, which here is std's, as

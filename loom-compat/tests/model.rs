@@ -223,3 +223,25 @@ fn lazy_statics_are_fresh_in_every_iteration() {
         assert_eq!(t.join().unwrap() + PER_ITERATION.load(Ordering::Relaxed), 3);
     });
 }
+
+#[test]
+fn a_model_sized_by_max_threads_runs_them_all() {
+    // As async-lock's barrier test sizes its model: the main thread and `MAX_THREADS - 1` more.
+    static FINISHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    loom::model(|| {
+        let arrived = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = (0..loom::MAX_THREADS - 1)
+            .map(|_| {
+                let arrived = arrived.clone();
+                thread::spawn(move || arrived.fetch_add(1, Ordering::AcqRel))
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(arrived.load(Ordering::Acquire), loom::MAX_THREADS - 1);
+        FINISHED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert!(FINISHED.load(std::sync::atomic::Ordering::Relaxed) >= 1);
+    assert_eq!(loom::MAX_THREADS, 5, "loom 0.7's value");
+}
