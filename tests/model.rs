@@ -228,3 +228,58 @@ fn an_unpark_before_the_park_is_kept_and_a_lone_timed_wait_times_out() {
     });
     assert_eq!(message, None);
 }
+
+#[test]
+fn threads_all_waiting_on_condvars_end_the_model_as_a_deadlock() {
+    if !racer::ENABLED {
+        return; // std would hang: nobody notifies.
+    }
+    let message = outcome(|| {
+        // Long enough that only a deadlock, not the time budget, can end the first iteration.
+        racer::model::Builder::new().iterations(1).time(Some(Duration::from_secs(60))).check(|| {
+            let gate = Arc::new((Mutex::new(false), racer::sync::Condvar::new()));
+            let g = gate.clone();
+            let waiter = racer::thread::Builder::new()
+                .name("waiter".into())
+                .spawn(move || {
+                    let mut open = g.0.lock().unwrap();
+                    while !*open {
+                        open = g.1.wait(open).unwrap();
+                    }
+                })
+                .unwrap();
+            // The other side waits too instead of opening the gate: nobody ever notifies.
+            let mut open = gate.0.lock().unwrap();
+            while !*open {
+                open = gate.1.wait(open).unwrap();
+            }
+            drop(open);
+            waiter.join().unwrap();
+        })
+    });
+    let message = message.expect("a deadlock");
+    assert!(message.contains("racer (model): deadlock in iteration 1"), "{message}");
+    assert!(message.contains("thread 'waiter' (blocked), last at waiting on a Condvar (tests/model.rs:"), "{message}");
+    assert!(message.matches("(blocked), last at waiting on a Condvar (tests/model.rs:").count() == 2, "{message}");
+}
+
+#[test]
+fn a_condvar_handoff_in_a_model_wakes_the_waiter() {
+    let message = outcome(|| {
+        racer::model::Builder::new().iterations(200).check(|| {
+            let gate = Arc::new((Mutex::new(false), racer::sync::Condvar::new()));
+            let g = gate.clone();
+            let opener = racer::thread::spawn(move || {
+                *g.0.lock().unwrap() = true;
+                g.1.notify_one();
+            });
+            let mut open = gate.0.lock().unwrap();
+            while !*open {
+                open = gate.1.wait(open).unwrap();
+            }
+            drop(open);
+            opener.join().unwrap();
+        })
+    });
+    assert_eq!(message, None);
+}

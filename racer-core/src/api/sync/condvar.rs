@@ -2,6 +2,7 @@
 //! relocks it on wake-up (a wait); notifications themselves order nothing, the mutex does.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use std::panic::Location;
@@ -22,14 +23,18 @@ impl WaitTimeoutResult {
 }
 
 /// A condition variable, as `std::sync::Condvar`.
+///
+/// Invariant: `notifications` counts the notifications made so far; a model's wait
+/// returns (untimed) only once it has changed since the wait released its mutex.
 #[derive(Default)]
 pub struct Condvar {
     inner: std::sync::Condvar,
+    notifications: AtomicU64,
 }
 
 impl Condvar {
     pub const fn new() -> Condvar {
-        Condvar { inner: std::sync::Condvar::new() }
+        Condvar { inner: std::sync::Condvar::new(), notifications: AtomicU64::new(0) }
     }
 
     /// Waits for a notification, as std's. The wait is published for deadlock detection; it is
@@ -39,7 +44,7 @@ impl Condvar {
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
         let site = Location::caller();
         if schedule::in_model() {
-            return map_lock_result(Condvar::wait_in_model(guard, site, false), |(g, _)| g);
+            return map_lock_result(self.wait_in_model(guard, site, false), |(g, _)| g);
         }
         let (lock, mut inner, at) = guard.release();
         let waiting = deadlock::wait(Wait::Condvar, site);
@@ -58,21 +63,30 @@ impl Condvar {
         }
     }
 
-    /// Inside a model a wait unlocks, lets the other threads make progress, and relocks: a
-    /// spurious wake-up (std allows them), so that no notification the scheduler cannot see
-    /// is waited for.
+    /// Inside a model a wait unlocks, lets the other threads run until one of them notifies
+    /// this condvar (or, timed, until no thread can run: its time ran out), and relocks. As in
+    /// loom, a wait nobody notifies stays blocked, so that threads all waiting on condvars end the
+    /// model as a deadlock instead of waking each other spuriously until the time budget.
     fn wait_in_model<'a, T>(
+        &self,
         guard: MutexGuard<'a, T>,
         site: &'static Location<'static>,
         timed: bool,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+        // Read before the mutex is released: a notification made after the release wakes it.
+        let seen = self.notifications.load(Ordering::Relaxed);
         let (lock, inner, at) = guard.release();
         drop(inner);
-        let timed_out = if timed {
-            schedule::blocked_timed("waiting on a Condvar", site)
-        } else {
-            schedule::blocked("waiting on a Condvar", site);
-            false
+        let timed_out = loop {
+            let timed_out = if timed {
+                schedule::blocked_timed("waiting on a Condvar", site)
+            } else {
+                schedule::blocked("waiting on a Condvar", site);
+                false
+            };
+            if timed_out || self.notifications.load(Ordering::Relaxed) != seen {
+                break timed_out;
+            }
         };
         map_lock_result(lock.relock_in_model(at, site), |g| (g, WaitTimeoutResult(timed_out)))
     }
@@ -96,7 +110,7 @@ impl Condvar {
         dur: Duration,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
         if schedule::in_model() {
-            return Condvar::wait_in_model(guard, Location::caller(), true);
+            return self.wait_in_model(guard, Location::caller(), true);
         }
         let (lock, inner, at) = guard.release();
         map_lock_result(self.inner.wait_timeout(inner, dur), |(g, r)| {
@@ -127,11 +141,20 @@ impl Condvar {
     }
 
     pub fn notify_one(&self) {
+        self.notified();
         self.inner.notify_one()
     }
 
     pub fn notify_all(&self) {
+        self.notified();
         self.inner.notify_all()
+    }
+
+    /// A notification, for the waits of a model (which wake every waiter: a spurious wake-up
+    /// for all but one, as std allows). Counted outside models too: a thread outside the model
+    /// may notify a waiter inside one.
+    fn notified(&self) {
+        self.notifications.fetch_add(1, Ordering::Relaxed);
     }
 }
 
