@@ -1,7 +1,7 @@
 //! Existing loom tests, unchanged, under racer: `cargo racer test --loom` (the `cargo-racer`
 //! binary of this workspace) run as a user runs it in their crate.
 //!
-//! - The loom suites of six published crates, fetched from the crates.io registry at pinned
+//! - The loom suites of eight published crates, fetched from the crates.io registry at pinned
 //!   versions by `cargo metadata` on `real-crates/loom-suites` (nothing vendored): each crate's
 //!   registry source is copied to a temporary directory and `cargo racer test --loom ...` runs
 //!   there, on the crate's own tests and source. Every test passes and no race is reported (a
@@ -234,6 +234,32 @@ mod published {
             return;
         }
         suite_passes("bytes", &["--loom", "--lib"], 6);
+    }
+
+    /// crossbeam-epoch 0.9.21 (seam `cfg(crossbeam_loom)`, its `loom` dependency renamed
+    /// `loom-crate`): a collector's deferred destruction and a Treiber stack over epoch-based
+    /// reclamation, two threads each, through the stand-in's atomics and fences.
+    #[test]
+    fn crossbeam_epoch_loom_suite() {
+        if skipped() {
+            return;
+        }
+        suite_passes(
+            "crossbeam-epoch",
+            &["--loom", "--cfg", "crossbeam_loom", "--features", "loom", "--test", "loom"],
+            2,
+        );
+    }
+
+    /// diatomic-waker 0.2.3 (seam `cfg(diatomic_waker_loom)`, its loom models are unit tests):
+    /// a sender notifying a receiver that registers, changes and reuses its waker (five token
+    /// and spurious-wake variants, and waker slot reuse), six models.
+    #[test]
+    fn diatomic_waker_loom_suite() {
+        if skipped() {
+            return;
+        }
+        suite_passes("diatomic-waker", &["--loom", "--cfg", "diatomic_waker_loom", "--lib"], 6);
     }
 
     /// tokio 1.48.0, loom's largest user, with its CI's flags (`--cfg loom --cfg tokio_unstable`,
