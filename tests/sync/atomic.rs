@@ -288,8 +288,9 @@ mod races {
         assert_one_race(&report, RaceKind::Flow, ("writer", w), ("reader", r));
     }
 
-    /// A compare-exchange that fails reads the value with its failure ordering.
-    fn failed_cas(failure: Ordering) -> (racer::Report, Site, Site) {
+    /// Writer: write; Release store of 1, then a message through std (which racer does not
+    /// see). Reader: once the message came, `take` on the flag, then a read.
+    fn released_flag_taken(take: impl FnOnce(&AtomicUsize) + Send + 'static) -> (racer::Report, Site, Site) {
         let mut sites = None;
         let report = racer::check(|| {
             let data = Arc::new(Shared::new(0u64));
@@ -304,13 +305,20 @@ mod races {
             });
             let r = named("reader", move || {
                 wait_store.recv().unwrap();
-                assert_eq!(flag.compare_exchange(0, 9, Ordering::AcqRel, failure), Err(1));
+                take(&flag);
                 read(&data).1
             });
             sites = Some((w.join().unwrap(), r.join().unwrap()));
         });
         let (w, r) = sites.unwrap();
         (report, w, r)
+    }
+
+    /// A compare-exchange that fails reads the value with its failure ordering.
+    fn failed_cas(failure: Ordering) -> (racer::Report, Site, Site) {
+        released_flag_taken(move |flag| {
+            assert_eq!(flag.compare_exchange(0, 9, Ordering::AcqRel, failure), Err(1));
+        })
     }
 
     #[test]
@@ -320,30 +328,14 @@ mod races {
         assert_one_race(&report, RaceKind::Flow, ("writer", w), ("reader", r));
     }
 
-    /// Writer: write; Release store of 1. Reader: compare-exchanges 1 for 2 with `success`
-    /// (and a SeqCst failure ordering) until one succeeds, then reads. Only the success can
-    /// acquire: the failures read 0, which no release wrote.
+    /// The reader compare-exchanges 1 for 2 with `success` (and a SeqCst failure ordering)
+    /// until one succeeds: only the success can acquire.
     fn cas_until_success(success: Ordering) -> (racer::Report, Site, Site) {
-        let mut sites = None;
-        let report = racer::check(|| {
-            let data = Arc::new(Shared::new(0u64));
-            let flag = Arc::new(AtomicUsize::new(0));
-            let (d, f) = (data.clone(), flag.clone());
-            let w = named("writer", move || {
-                let site = write(&d, 8);
-                f.store(1, Ordering::Release);
-                site
-            });
-            let r = named("reader", move || {
-                while flag.compare_exchange(1, 2, success, Ordering::SeqCst).is_err() {
-                    std::hint::spin_loop();
-                }
-                read(&data).1
-            });
-            sites = Some((w.join().unwrap(), r.join().unwrap()));
-        });
-        let (w, r) = sites.unwrap();
-        (report, w, r)
+        released_flag_taken(move |flag| {
+            while flag.compare_exchange(1, 2, success, Ordering::SeqCst).is_err() {
+                std::hint::spin_loop();
+            }
+        })
     }
 
     /// concurrent-queue's `Single::pop` with its CAS made Relaxed on success: racer once looked
