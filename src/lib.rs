@@ -22,3 +22,5 @@ pub use racer_rt::{
 #[cfg(feature = "race-detect")]
 pub use racer_rt::{stats, AlgorithmStats, Stats};
 pub use racer_rt::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
+#[cfg(feature = "tokio")]
+pub use racer_rt::tokio;

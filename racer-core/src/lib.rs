@@ -29,6 +29,8 @@ pub use api::explore;
 #[doc(hidden)]
 pub use api::foreign_lock;
 pub use api::sync;
+#[doc(hidden)]
+pub use api::task;
 pub use api::thread;
 #[doc(hidden)]
 pub use base::platform;

@@ -24,6 +24,12 @@ pub use disabled::{annotate, check, lock_api, parking_lot, sync, thread, Shared,
 #[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
 
+/// tokio, as `racer::tokio`: with `race-detect` off, tokio's own items.
+#[cfg(all(feature = "tokio", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod tokio {
+    pub use tokio_crate::*;
+}
+
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
@@ -34,6 +40,8 @@ mod lock_adapter;
 pub mod parking_lot;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod platform;
+#[cfg(all(feature = "race-detect", feature = "tokio", not(any(doc, rust_analyzer))))]
+pub mod tokio;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:
 /// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
 /// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.

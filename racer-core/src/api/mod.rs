@@ -13,4 +13,5 @@ pub mod explore;
 pub mod foreign_lock;
 pub mod shared;
 pub mod sync;
+pub mod task;
 pub mod thread;

@@ -55,6 +55,15 @@ pub fn released(id: u64) {
     });
 }
 
+/// Exchanges the locks the calling thread holds with `other` (a task's, see `api::task`).
+pub fn swap_held(other: &mut Vec<Acq>) {
+    let _ = HELD.try_with(|h| {
+        if let Ok(mut held) = h.try_borrow_mut() {
+            std::mem::swap(&mut *held, other);
+        }
+    });
+}
+
 pub(super) fn held_now() -> Vec<Acq> {
     HELD.try_with(|h| h.try_borrow().map(|v| v.clone()).unwrap_or_default()).unwrap_or_default()
 }

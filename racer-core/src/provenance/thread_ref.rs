@@ -28,6 +28,18 @@ pub struct ThreadInfo {
     /// A thread racer did not start and that is not the process's main thread (a test
     /// harness's, a foreign pool's): how it synchronises with other threads is invisible.
     pub foreign: bool,
+    /// An async task spawned through racer (`racer::tokio`): a logical thread that worker
+    /// threads take turns running.
+    pub task: bool,
+    /// How reports name the thread (or task) that spawned this one (`thread 'main'`, `task 4`).
+    pub spawned_by: Option<String>,
+}
+
+impl ThreadInfo {
+    /// How reports name the thread: `thread 'name'`, `thread T4`, `task 'name'`, `task 7`.
+    pub fn label(&self) -> String {
+        crate::report::actor_label(&self.name, self.serial, self.task)
+    }
 }
 
 /// A counted handle on one thread's info.
@@ -341,7 +353,7 @@ mod tests {
     use super::*;
 
     fn info(serial: u64) -> Arc<ThreadInfo> {
-        Arc::new(ThreadInfo { serial, name: None, spawned_at: None, foreign: false })
+        Arc::new(ThreadInfo { serial, name: None, spawned_at: None, foreign: false, task: false, spawned_by: None })
     }
 
     #[test]

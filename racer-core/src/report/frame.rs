@@ -114,9 +114,17 @@ pub(crate) fn write_frames(f: &mut fmt::Formatter<'_>, frames: &[Frame]) -> fmt:
 
 /// How a report names a thread: by its name, else by racer's number for it.
 pub(crate) fn thread_label(name: &Option<String>, id: u64) -> String {
-    match name {
-        Some(name) => format!("thread '{name}'"),
-        None => format!("thread T{id}"),
+    actor_label(name, id, false)
+}
+
+/// How a report names a thread or, with `task`, an async task racer spawned: by its name, else
+/// by racer's number for it (`thread T4`, `task 7`).
+pub(crate) fn actor_label(name: &Option<String>, id: u64, task: bool) -> String {
+    match (name, task) {
+        (Some(name), false) => format!("thread '{name}'"),
+        (None, false) => format!("thread T{id}"),
+        (Some(name), true) => format!("task '{name}'"),
+        (None, true) => format!("task {id}"),
     }
 }
 

@@ -19,7 +19,7 @@ pub(crate) use frame::json_string;
 pub use frame::Frame;
 // Used by the detector only, not by the feature-off build, which makes no report.
 #[allow(unused_imports)]
-pub(crate) use frame::{hide_generated, runs_test, test_of};
+pub(crate) use frame::{actor_label, hide_generated, runs_test, test_of};
 #[allow(unused_imports)]
 pub(crate) use race::race_json;
 #[allow(unused_imports)]

@@ -7,7 +7,7 @@ use std::panic::Location;
 use std::sync::atomic::Ordering;
 
 use super::deadlock::LockMode;
-use super::frame::{capitalised, frames_json, json_string, thread_label, write_frames, Frame};
+use super::frame::{actor_label, capitalised, frames_json, json_string, thread_label, write_frames, Frame};
 
 /// How two conflicting accesses of one cell relate, named after the earlier one's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -300,6 +300,13 @@ pub struct Access {
     pub(crate) spawned_at: Option<Vec<Frame>>,
     /// The thread was not started by racer (and is not the main thread).
     pub(crate) foreign_thread: bool,
+    /// The access was made by an async task racer spawned (`racer::tokio`), not a thread.
+    pub(crate) task: bool,
+    /// How the report names who spawned the thread or task, if racer spawned it.
+    pub(crate) spawned_by: Option<String>,
+    /// The access was made inside a tokio task racer did not spawn (`tokio::spawn` itself):
+    /// racer sees it as part of the worker thread that polled it.
+    pub(crate) untracked_task: bool,
     /// The thread is the test harness's thread of a test (named after the test, which it runs).
     pub(crate) test_thread: bool,
     /// The test the thread runs, or whose harness thread spawned it (directly).
@@ -412,7 +419,12 @@ impl Access {
     }
 
     fn thread_label(&self) -> String {
-        thread_label(&self.thread_name, self.thread_id)
+        actor_label(&self.thread_name, self.thread_id, self.task)
+    }
+
+    /// Whether the access was made by an async task racer spawned (`racer::tokio::spawn`).
+    pub fn is_task(&self) -> bool {
+        self.task
     }
 }
 
@@ -487,7 +499,13 @@ impl Race {
         let pair = [(&self.current, &self.previous), (&self.previous, &self.current)];
         for (access, other) in pair {
             let thread = capitalised(&access.thread_label());
-            if access.foreign_thread && !access.test_thread {
+            if access.untracked_task {
+                hints.push(format!(
+                    "{thread} was polling a tokio task that tokio::spawn started, not racer, so racer takes the task for \
+                     part of that thread and sees none of the task's own order: import spawn and tokio::sync from \
+                     racer::tokio instead of tokio (racer::tokio::spawn), so each task is checked as a thread of its own"
+                ));
+            } else if access.foreign_thread && !access.test_thread {
                 hints.push(format!(
                     "{thread} was not started by racer, so racer sees neither what ordered its start nor how it \
                      synchronises outside racer's wrappers: start it with racer::thread::spawn or scope, or mark \
@@ -661,7 +679,12 @@ impl fmt::Display for Race {
             }
             seen.push(access.thread_id);
             if let Some(frames) = &access.spawned_at {
-                writeln!(f, "  {} spawned at:", capitalised(&access.thread_label()))?;
+                match &access.spawned_by {
+                    Some(by) if access.task => {
+                        writeln!(f, "  {} spawned by {by} at:", capitalised(&access.thread_label()))?
+                    }
+                    _ => writeln!(f, "  {} spawned at:", capitalised(&access.thread_label()))?,
+                }
                 write_frames(f, frames)?;
             }
         }
@@ -730,7 +753,10 @@ fn access_json(a: &Access, out: &mut String) {
         Some(frames) => frames_json(frames, out),
         None => out.push_str("null"),
     }
-    out.push_str(&format!(",\"foreign_thread\":{},\"test_thread\":{}", a.foreign_thread, a.test_thread));
+    out.push_str(&format!(
+        ",\"foreign_thread\":{},\"test_thread\":{},\"task\":{},\"untracked_task\":{}",
+        a.foreign_thread, a.test_thread, a.task, a.untracked_task
+    ));
     out.push_str(",\"locks_held\":[");
     for (i, lock) in a.locks_held.iter().enumerate() {
         if i > 0 {

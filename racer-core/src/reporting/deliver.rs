@@ -147,6 +147,7 @@ fn access(kind: AccessKind, r: &Record) -> Access {
     let mut frames = stack::resolve(r.info.stack);
     // Before the harness's frames are left out: they tell its threads.
     let test_thread = thread.foreign && thread.name.as_deref().is_some_and(|name| runs_test(name, &frames));
+    let untracked_task = !thread.task && stack::cut_at_untracked_task(&mut frames);
     hide_generated(&mut frames);
     let mut test = test_thread.then(|| thread.name.clone()).flatten();
     let spawned_at = thread.spawned_at.map(|id| {
@@ -171,7 +172,10 @@ fn access(kind: AccessKind, r: &Record) -> Access {
             at: e.at,
         }),
         spawned_at,
-        foreign_thread: thread.foreign,
+        foreign_thread: thread.foreign && !untracked_task,
+        task: thread.task,
+        spawned_by: thread.spawned_by.clone(),
+        untracked_task,
         test_thread,
         test,
         locks_held: held_locks::get(stack::held_locks(r.info.stack)),

@@ -46,6 +46,11 @@ thread_local! {
     static LAST_SHARED_POST: Cell<Option<(u64, ClockName)>> = const { Cell::new(None) };
 }
 
+/// Exchanges the calling thread's last shared unlock with `other` (a task's, see `api::task`).
+pub fn swap_last_shared_post(other: &mut Option<(u64, ClockName)>) {
+    let _ = LAST_SHARED_POST.try_with(|last| *other = last.replace(*other));
+}
+
 // SAFETY: `covered` is reached only through the unsafe methods below, whose callers hold the
 // lock exclusively; the rest is `Sync`.
 unsafe impl Sync for RwClocks {}

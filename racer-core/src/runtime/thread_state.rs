@@ -113,6 +113,8 @@ impl ThreadState {
             name: std::thread::current().name().map(str::to_owned),
             spawned_at: None,
             foreign: !is_main_thread(),
+            task: false,
+            spawned_by: None,
         });
         let mut state = ThreadState {
             slot,
@@ -231,6 +233,18 @@ impl ThreadState {
         spawned_at: StackId,
         site: &'static Location<'static>,
     ) -> Option<ChildSeed> {
+        self.fork_as(name, spawned_at, site, false)
+    }
+
+    /// `fork` for a thread (`task` false) or an async task (`task` true): a task's seed becomes
+    /// a state that its polls install (`ChildSeed::into_task_state`).
+    pub fn fork_as(
+        &mut self,
+        name: Option<String>,
+        spawned_at: StackId,
+        site: &'static Location<'static>,
+        task: bool,
+    ) -> Option<ChildSeed> {
         self.start_due_segment();
         let (slot, epoch) = take_slot(Some(&self.clock))?;
         let mut clock = self.clock.clone();
@@ -240,8 +254,11 @@ impl ThreadState {
             name,
             spawned_at: Some(spawned_at),
             foreign: false,
+            task,
+            spawned_by: Some(self.thread_ref.info().label()),
         });
-        self.note_sync(SyncEvent { op: "spawning", object: "a thread", created: None, at: site });
+        let object = if task { "a task" } else { "a thread" };
+        self.note_sync(SyncEvent { op: "spawning", object, created: None, at: site });
         self.tick();
         let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
         // The child counts in its check's group from now, so a join of it that blocks before it
@@ -272,7 +289,20 @@ impl ChildSeed {
 
     /// The child side of a spawn: installs the state on the calling (new) thread.
     pub fn install(self) {
-        let mut state = ThreadState {
+        let mut state = self.into_state();
+        publish_segment(state.segment());
+        state.thread_ref.keep_reserve();
+        STATE.with(|cell| *cell.borrow_mut() = Some(state));
+    }
+
+    /// The state of a task, installed by each of its polls (`swap_current`). It keeps no
+    /// reserve of handles (`keep_reserve`): that is the running thread's.
+    pub fn into_task_state(self) -> ThreadState {
+        self.into_state()
+    }
+
+    fn into_state(self) -> ThreadState {
+        ThreadState {
             slot: self.slot,
             clock: self.clock,
             next_segment_due: false,
@@ -282,11 +312,30 @@ impl ChildSeed {
             recent_syncs: RecentSyncEvents::new(Some(self.spawn_event)),
             exit_epoch: None,
             exit_post: None,
-        };
-        publish_segment(state.segment());
-        state.thread_ref.keep_reserve();
-        STATE.with(|cell| *cell.borrow_mut() = Some(state));
+        }
     }
+}
+
+/// Exchanges the calling thread's state with `other`: a poll of a task installs the task's
+/// state on the worker thread that polls it, and the worker's own comes back after. The seen
+/// key follows the state installed. `false` (nothing exchanged) while the state is borrowed or
+/// being torn down.
+pub fn swap_current(other: &mut Option<ThreadState>) -> bool {
+    let swapped = STATE
+        .try_with(|cell| match cell.try_borrow_mut() {
+            Ok(mut state) => {
+                std::mem::swap(&mut *state, other);
+                let key = match state.as_ref() {
+                    Some(s) if !s.next_segment_due => crate::runtime::seen_key::key(s.current_segment()),
+                    _ => crate::runtime::seen_key::NO_KEY,
+                };
+                let _ = SEEN_KEY.try_with(|k| k.set(key));
+                true
+            }
+            Err(_) => false,
+        })
+        .unwrap_or(false);
+    swapped
 }
 
 /// The join of the clocks of the threads racer did not spawn, each taken as it ended.
@@ -316,6 +365,8 @@ impl Drop for ThreadState {
         }
         crate::runtime::check_scope::leave_group(&self.scope);
         release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
-        ThreadRef::drop_reserve();
+        if !self.thread_ref.info().task {
+            ThreadRef::drop_reserve();
+        }
     }
 }

@@ -411,6 +411,16 @@ thread_local! {
     static KNOWN_STAMPS: std::cell::RefCell<[(u64, bool); KNOWN]> = const { std::cell::RefCell::new([(0, false); KNOWN]) };
 }
 
+/// Forgets the calling thread's known stamps: its clock is about to be another's (a task's
+/// poll installs the task's clock, see `api::task`), which may not hold them.
+pub(crate) fn forget_known_stamps() {
+    let _ = KNOWN_STAMPS.try_with(|k| {
+        if let Ok(mut k) = k.try_borrow_mut() {
+            *k = [(0, false); KNOWN];
+        }
+    });
+}
+
 impl Stamp {
     fn slot(stamp: u64) -> usize {
         (stamp.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % KNOWN

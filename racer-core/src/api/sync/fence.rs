@@ -21,14 +21,28 @@ use crate::schedule;
 /// this thread has read since its latest `fence(Acquire)`; it may also cover clocks the thread
 /// has already acquired (joining those again adds nothing), so it is never cleared and never
 /// reallocated once wide enough.
-struct FenceState {
+pub(crate) struct FenceState {
     released: Option<VectorClock>,
     read_relaxed: VectorClock,
 }
 
+impl FenceState {
+    pub(crate) const fn new() -> FenceState {
+        FenceState { released: None, read_relaxed: VectorClock::new() }
+    }
+}
+
+/// Exchanges the calling thread's fence bookkeeping with `other` (a task's, see `api::task`).
+pub(crate) fn swap_fences(other: &mut FenceState) {
+    let _ = FENCES.try_with(|f| {
+        if let Ok(mut f) = f.try_borrow_mut() {
+            std::mem::swap(&mut *f, other);
+        }
+    });
+}
+
 thread_local! {
-    static FENCES: RefCell<FenceState> =
-        const { RefCell::new(FenceState { released: None, read_relaxed: VectorClock::new() }) };
+    static FENCES: RefCell<FenceState> = const { RefCell::new(FenceState::new()) };
 }
 
 /// A Relaxed load (or the read of a Relaxed RMW) read a value whose release clock is `clock`:

@@ -22,3 +22,4 @@ pub use mutex::{LockResult, Mutex, MutexGuard, PoisonError, TryLockError, TryLoc
 pub use once::{Once, OnceState};
 pub use once_lock::OnceLock;
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+pub(crate) use fence::{swap_fences, FenceState};

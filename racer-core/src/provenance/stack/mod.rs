@@ -16,4 +16,4 @@ mod resolve;
 pub use capture::stack_range;
 pub use capture::{capture, capture_access, capture_access_holding, clear_walk_ceiling, set_walk_ceiling, unwind};
 pub use depot::{after_sync, depot_len, held_locks, is_creation, set_history, site, StackId, CREATION};
-pub use resolve::{resolve, resolve_shown};
+pub use resolve::{cut_at_untracked_task, resolve, resolve_shown, TASK_POLL};

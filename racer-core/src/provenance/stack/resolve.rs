@@ -5,10 +5,16 @@ use std::sync::LazyLock as Lazy;
 use crate::provenance::stack::depot::{history, site, words, StackId, TAG_WORDS};
 use crate::report::Frame;
 
+/// The name of the function through which racer-rt polls a task it spawned (`racer::tokio`):
+/// a task's stack ends there, as a thread's ends at its entry point, and the executor's frames
+/// above it are left out.
+pub const TASK_POLL: &str = "__racer_task_poll";
+
 /// Resolves an interned stack to the user's frames: the frames before the access's own site
 /// (racer's, and std's generic code instantiated for racer, whatever its name or path), racer's
 /// and std's frames between the user's, and everything below the runtime's thread entry point
-/// (`__rust_begin_short_backtrace`) are left out, and at most `history` frames are kept.
+/// (`__rust_begin_short_backtrace`) or a task's poll (`TASK_POLL`) are left out, and at most
+/// `history` frames are kept.
 pub fn resolve(id: StackId) -> Vec<Frame> {
     let ips: Box<[usize]> = words(id);
     let history = history();
@@ -17,7 +23,7 @@ pub fn resolve(id: StackId) -> Vec<Frame> {
         // Return addresses point after the call; look up the call instruction itself.
         for symbol in (crate::base::platform::get().resolve)(ip.wrapping_sub(1)) {
             let function = symbol.function.unwrap_or_else(|| format!("{ip:#x}"));
-            if function.contains("__rust_begin_short_backtrace") {
+            if function.contains("__rust_begin_short_backtrace") || function.contains(TASK_POLL) {
                 break 'ips;
             }
             let file = symbol.file.map(|p| shorten(&p));
@@ -45,6 +51,17 @@ pub fn resolve_shown(id: StackId) -> Vec<Frame> {
     let mut frames = resolve(id);
     crate::report::hide_generated(&mut frames);
     frames
+}
+
+/// Leaves out the frames of tokio's runtime (outermost last: the executor above the user's
+/// future) and tells whether they polled a task racer did not spawn (`tokio::spawn` itself):
+/// those are the frames of tokio's task harness.
+pub fn cut_at_untracked_task(frames: &mut Vec<Frame>) -> bool {
+    let runtime = |f: &Frame| f.function.strip_prefix('<').unwrap_or(&f.function).starts_with("tokio::runtime::");
+    let Some(first) = frames.iter().position(runtime) else { return false };
+    let task = frames[first..].iter().any(|f| f.function.trim_start_matches('<').starts_with("tokio::runtime::task::"));
+    frames.truncate(first);
+    task
 }
 
 /// Frames left out of reports: racer's own, the unwinding and closure-call glue between the

@@ -1,0 +1,200 @@
+//! Async tasks as logical threads (Go's race detector's goroutines): each task spawned through
+//! racer (`racer::tokio`, or a `Task` wrapped around any future) has a detector state of its
+//! own, forked from its spawner's at the spawn, and every poll installs it on the worker thread
+//! that polls it (`Task::run`), so the task's accesses are checked as its own whichever worker
+//! runs it and whatever ran before on that worker. Its end posts into its `TaskEnd`, which the
+//! join waits on.
+//!
+//! Generic executors' glue lives in racer-rt (`racer::tokio`); this file is what it calls, with
+//! `HandOff`, the clock its synchronisation primitives post to and wait on.
+
+use std::panic::Location;
+use std::sync::Arc;
+
+use crate::api::sync::{atomic::forget_known_stamps, swap_fences, FenceState};
+use crate::deadlock::{swap_held, Acq};
+use crate::provenance::stack;
+use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::rw_clocks::swap_last_shared_post;
+use crate::runtime::sync_clock::SyncClock;
+use crate::runtime::thread_state::{swap_current, with_current, ClockName, ThreadState};
+
+/// What a task keeps of racer's per-thread state between its polls.
+///
+/// Invariant: while no poll of the task runs, `state` is the task's detector state (`None` for a
+/// task ordered by its thread, after its end, or when no slot was left for it) and the other
+/// fields hold what the task's last poll left in the thread's bookkeeping of the same name;
+/// while a poll runs, they hold the polling thread's own, to be given back.
+pub struct Task {
+    state: Option<ThreadState>,
+    fences: FenceState,
+    held: Vec<Acq>,
+    last_shared_post: Option<(u64, ClockName)>,
+    end: Arc<SyncClock>,
+    ended: bool,
+    site: &'static Location<'static>,
+}
+
+/// The join side of a task: what waiting for its end acquires.
+#[derive(Clone, Debug)]
+pub struct TaskEnd {
+    end: Arc<SyncClock>,
+}
+
+impl Task {
+    /// The spawner's side of a task's spawn at `site`: the task's clock is the spawner's (the
+    /// calling thread's, or the task it polls), and the spawner starts a new segment. `name`
+    /// names it in reports (else `task N`).
+    pub fn spawn(name: Option<String>, site: &'static Location<'static>) -> (Task, TaskEnd) {
+        let spawned_at = stack::capture();
+        let state = with_current(|t| t.fork_as(name, spawned_at, site, true)).flatten().map(|s| s.into_task_state());
+        Task::with_state(state, site)
+    }
+
+    /// A task that runs as part of whichever thread polls it (a `!Send` task of a `LocalSet`,
+    /// which never leaves its thread): its accesses are that thread's, and its end posts that
+    /// thread's clock.
+    pub fn on_its_thread(site: &'static Location<'static>) -> (Task, TaskEnd) {
+        Task::with_state(None, site)
+    }
+
+    fn with_state(state: Option<ThreadState>, site: &'static Location<'static>) -> (Task, TaskEnd) {
+        let end = Arc::new(SyncClock::new());
+        let task = Task {
+            state,
+            fences: FenceState::new(),
+            held: Vec::new(),
+            last_shared_post: None,
+            end: end.clone(),
+            ended: false,
+            site,
+        };
+        (task, TaskEnd { end })
+    }
+
+    /// Runs `f` (a poll of the task, or the drop of its future) as the task: its state is the
+    /// calling thread's while `f` runs, also if `f` unwinds.
+    #[inline]
+    pub fn run<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        if self.state.is_none() {
+            return f();
+        }
+        let _running = Running::enter(self);
+        f()
+    }
+
+    /// The task's end, after its future was dropped: posts the task's clock into its
+    /// `TaskEnd` and gives back its slot. Once; later calls do nothing.
+    pub fn end(&mut self) {
+        if std::mem::replace(&mut self.ended, true) {
+            return;
+        }
+        let event = SyncEvent { op: "ending", object: "task spawned", created: None, at: self.site };
+        if self.state.is_none() {
+            self.end.post(event);
+            return;
+        }
+        let end = self.end.clone();
+        let running = Running::enter(self);
+        // Dropped installed, as a thread's state is dropped on its own thread: the exit post
+        // and the slot's release are the task's.
+        let mut gone = None;
+        if swap_current(&mut gone) {
+            if let Some(mut state) = gone {
+                state.post_exit_at_drop(end, event);
+                drop(state);
+            }
+        }
+        drop(running);
+    }
+}
+
+impl Drop for Task {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+impl std::fmt::Debug for Task {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Task").field("ended", &self.ended).finish_non_exhaustive()
+    }
+}
+
+/// One poll's installation of a task on the calling thread; dropping it gives the thread its
+/// own state back.
+struct Running<'a> {
+    task: &'a mut Task,
+    installed: bool,
+}
+
+impl<'a> Running<'a> {
+    fn enter(task: &'a mut Task) -> Running<'a> {
+        let installed = swap_current(&mut task.state);
+        if installed {
+            task.exchange_locals();
+        }
+        Running { task, installed }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if self.installed {
+            self.task.exchange_locals();
+            swap_current(&mut self.task.state);
+        }
+    }
+}
+
+impl Task {
+    /// Exchanges the thread's bookkeeping that follows its clock with the task's; the stamps
+    /// the thread knows it joined are forgotten (the clock installed next may lack them).
+    fn exchange_locals(&mut self) {
+        swap_fences(&mut self.fences);
+        swap_held(&mut self.held);
+        swap_last_shared_post(&mut self.last_shared_post);
+        forget_known_stamps();
+    }
+}
+
+impl TaskEnd {
+    /// A join of the task, once its end was observed (its output or its `JoinError` taken):
+    /// everything the task did happens before what the caller does next.
+    pub fn joined(&self, at: &'static Location<'static>) {
+        self.end.wait(SyncEvent { op: "joining", object: "a task", created: None, at });
+    }
+}
+
+/// The clock of a synchronisation primitive racer-rt wraps (tokio's locks, channels, ...):
+/// releases post into it, acquires wait on it. A channel's message carries one of its own.
+///
+/// Invariant: `clock` is the join of every release made to it so far.
+#[derive(Debug)]
+pub struct HandOff {
+    clock: SyncClock,
+    object: &'static str,
+    created: &'static Location<'static>,
+}
+
+impl HandOff {
+    /// A new clock for a primitive of kind `object` ("tokio::sync::Mutex") made at `created`.
+    pub const fn new(object: &'static str, created: &'static Location<'static>) -> HandOff {
+        HandOff { clock: SyncClock::new(), object, created }
+    }
+
+    fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
+        SyncEvent { op, object: self.object, created: Some(self.created), at }
+    }
+
+    /// A release by the calling thread (or task): what it did so far happens before what a
+    /// later `acquire` of this clock is followed by.
+    pub fn release(&self, op: &'static str, at: &'static Location<'static>) {
+        self.clock.post(self.event(op, at));
+    }
+
+    /// An acquire by the calling thread (or task).
+    pub fn acquire(&self, op: &'static str, at: &'static Location<'static>) {
+        self.clock.wait(self.event(op, at));
+    }
+}
