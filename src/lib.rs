@@ -15,6 +15,8 @@ pub use racer_rt::select_algorithm as __select_algorithm;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::slow_accesses_on_this_thread as __slow_accesses_on_this_thread;
+#[cfg(feature = "tokio")]
+pub use racer_rt::tokio;
 pub use racer_rt::{
     annotate, check, lock_api, model, parking_lot, sync, thread, Access, AccessKind, Frame, Race, RaceKind, Report,
     Shared, ENABLED,
@@ -22,5 +24,3 @@ pub use racer_rt::{
 #[cfg(feature = "race-detect")]
 pub use racer_rt::{stats, AlgorithmStats, Stats};
 pub use racer_rt::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};
-#[cfg(feature = "tokio")]
-pub use racer_rt::tokio;

@@ -36,9 +36,13 @@ use syn::{Item, ItemFn};
 /// deadlock or a panic, with the seed and the `RACER_REPLAY=...` line that replays it. The
 /// body then returns `()`.
 ///
-/// The function must be a plain, synchronous, non-generic function without
-/// arguments; the attribute takes no argument but `model`. Every other attribute
-/// (`#[should_panic]`, `#[ignore]`, doc comments, `#[cfg]`, ...) is kept, in order.
+/// On an `async fn` (with racer's feature `tokio`) the body runs on a tokio runtime, as with
+/// `#[tokio::test]`, which takes the same arguments: `flavor = "current_thread"` (the default)
+/// or `"multi_thread"`, `worker_threads = N`, `start_paused = true`. Under `race-detect` each
+/// task spawned through `racer::tokio` is a logical thread, checked against the others.
+///
+/// The function must be a plain, non-generic function without arguments. Every other
+/// attribute (`#[should_panic]`, `#[ignore]`, doc comments, `#[cfg]`, ...) is kept, in order.
 #[proc_macro_attribute]
 pub fn test(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand(attr.into(), item.into()) {
@@ -48,15 +52,8 @@ pub fn test(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn expand(attr: TokenStream2, item: TokenStream2) -> Result<TokenStream2, TokenStream2> {
-    let model = match syn::parse2::<Option<syn::Ident>>(attr.clone()) {
-        Ok(None) => false,
-        Ok(Some(ident)) if ident == "model" => true,
-        _ => {
-            return Err(
-                syn::Error::new_spanned(&attr, "#[racer::test] takes no arguments but `model`").to_compile_error()
-            )
-        }
-    };
+    let args = Args::parse(attr)?;
+    let model = args.model;
 
     let func = match syn::parse2::<Item>(item.clone()) {
         Ok(Item::Fn(func)) => func,
@@ -74,6 +71,12 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> Result<TokenStream2, TokenS
     };
 
     validate(&func).map_err(|e| e.to_compile_error())?;
+    let func = if func.sig.asyncness.is_some() {
+        on_runtime(func, &args)?
+    } else {
+        args.no_runtime()?;
+        func
+    };
     if model && !matches!(func.sig.output, syn::ReturnType::Default) {
         return Err(
             syn::Error::new_spanned(&func.sig.output, "#[racer::test(model)] functions return ()").to_compile_error()
@@ -113,13 +116,6 @@ fn item_head(item: &Item) -> TokenStream2 {
 
 fn validate(func: &ItemFn) -> syn::Result<()> {
     let sig = &func.sig;
-    if let Some(asyncness) = &sig.asyncness {
-        return Err(syn::Error::new_spanned(
-            asyncness,
-            "#[racer::test] does not support async fn; make the test synchronous and \
-             block on the future inside it (for example with an executor's `block_on`)",
-        ));
-    }
     if let Some(constness) = &sig.constness {
         return Err(syn::Error::new_spanned(constness, "#[racer::test] does not support const fn"));
     }
@@ -146,6 +142,123 @@ fn validate(func: &ItemFn) -> syn::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The attribute's arguments: `model`, or those `#[tokio::test]` takes for an `async fn`.
+#[derive(Default)]
+struct Args {
+    model: bool,
+    /// `flavor = "current_thread"` (the default, as tokio's) or `"multi_thread"`.
+    flavor: Option<syn::LitStr>,
+    worker_threads: Option<syn::Expr>,
+    start_paused: Option<syn::Expr>,
+}
+
+impl Args {
+    fn parse(attr: TokenStream2) -> Result<Args, TokenStream2> {
+        let error = |span: &dyn ToTokens| {
+            syn::Error::new_spanned(
+                span,
+                "#[racer::test] takes `model`, or for an async fn `flavor = \"current_thread\" | \"multi_thread\"`, \
+                 `worker_threads = N` and `start_paused = true|false` (as #[tokio::test])",
+            )
+            .to_compile_error()
+        };
+        let metas = syn::parse::Parser::parse2(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+            attr.clone(),
+        )
+        .map_err(|_| error(&attr))?;
+        let mut args = Args::default();
+        for meta in metas {
+            match &meta {
+                syn::Meta::Path(p) if p.is_ident("model") => args.model = true,
+                syn::Meta::NameValue(nv) if nv.path.is_ident("flavor") => match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })
+                        if matches!(s.value().as_str(), "current_thread" | "multi_thread") =>
+                    {
+                        args.flavor = Some(s.clone())
+                    }
+                    _ => return Err(error(&meta)),
+                },
+                syn::Meta::NameValue(nv) if nv.path.is_ident("worker_threads") => {
+                    args.worker_threads = Some(nv.value.clone())
+                }
+                syn::Meta::NameValue(nv) if nv.path.is_ident("start_paused") => {
+                    args.start_paused = Some(nv.value.clone())
+                }
+                _ => return Err(error(&meta)),
+            }
+        }
+        Ok(args)
+    }
+
+    /// The runtime's arguments, given to a function that is not async.
+    fn no_runtime(&self) -> Result<(), TokenStream2> {
+        let given = [
+            self.flavor.as_ref().map(|f| f.to_token_stream()),
+            self.worker_threads.as_ref().map(|w| w.to_token_stream()),
+        ]
+        .into_iter()
+        .chain([self.start_paused.as_ref().map(|s| s.to_token_stream())])
+        .flatten()
+        .next();
+        match given {
+            Some(tokens) => Err(syn::Error::new_spanned(
+                tokens,
+                "`flavor`, `worker_threads` and `start_paused` are for an async fn test (tokio's runtime)",
+            )
+            .to_compile_error()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// An `async fn` test made a synchronous one whose body runs on a tokio runtime built as
+/// `#[tokio::test]` builds it (through `::racer::tokio`, so the user's crate needs racer's
+/// feature `tokio` and no tokio of its own). Under `race-detect` the runtime is built and
+/// run inside the test's `racer::check`, so every task it runs is in the check.
+fn on_runtime(mut func: ItemFn, args: &Args) -> Result<ItemFn, TokenStream2> {
+    let asyncness = func.sig.asyncness.take();
+    if args.model {
+        return Err(syn::Error::new_spanned(
+            asyncness,
+            "#[racer::test(model)] does not explore tokio's tasks: use #[racer::test] on the async fn (each task is \
+             then a logical thread, checked on real threads)",
+        )
+        .to_compile_error());
+    }
+    if !cfg!(feature = "tokio") {
+        return Err(syn::Error::new_spanned(
+            asyncness,
+            "#[racer::test] on an async fn runs it on tokio's runtime: enable racer's feature `tokio` \
+             (racer = { ..., features = [\"tokio\"] })",
+        )
+        .to_compile_error());
+    }
+    let multi = args.flavor.as_ref().is_some_and(|f| f.value() == "multi_thread");
+    if args.worker_threads.is_some() && !multi {
+        let w = args.worker_threads.as_ref();
+        return Err(syn::Error::new_spanned(w, "`worker_threads` needs `flavor = \"multi_thread\"`").to_compile_error());
+    }
+    let mut builder = if multi {
+        quote! { ::racer::tokio::runtime::Builder::new_multi_thread() }
+    } else {
+        quote! { ::racer::tokio::runtime::Builder::new_current_thread() }
+    };
+    if let Some(n) = &args.worker_threads {
+        builder = quote! { #builder.worker_threads(#n) };
+    }
+    if let Some(paused) = &args.start_paused {
+        builder = quote! { #builder.start_paused(#paused) };
+    }
+    let block = &func.block;
+    let body = quote! {{
+        let body = async move #block;
+        #builder.enable_all().build().expect("racer: failed to build the test's tokio runtime").block_on(body)
+    }};
+    func.block = Box::new(syn::parse2(body).map_err(|e| e.to_compile_error())?);
+    Ok(func)
 }
 
 /// Whether `attr` is a bare `#[test]` (the user wrote both attributes).

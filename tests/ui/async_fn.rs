@@ -1,4 +1,4 @@
-#[racer::test]
+#[racer::test(model)]
 async fn asynchronous() {
     assert_eq!(1 + 1, 2);
 }

@@ -1,0 +1,355 @@
+//! `racer::tokio::task` (and `racer::tokio::spawn`): tokio's task API, each task a logical
+//! thread of its own.
+//!
+//! A spawn forks the spawner's clock into a new task state (`racer_core::task::Task`); the
+//! future tokio runs is a [`Tracked`] around the user's, whose every poll (and the drop of the
+//! user's future: an abort, the runtime's shutdown) runs as the task, on whichever worker thread
+//! tokio chose. The task's end posts into its join handle's `TaskEnd`, which a join waits on.
+//!
+//! `spawn_local`'s tasks never leave their thread, so they run as part of it (ordered by the
+//! thread, as the code between their awaits is); their end still posts to their join handle.
+
+use std::future::Future;
+use std::panic::Location;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+
+use racer_core::task::{Task, TaskEnd};
+use tokio_crate::task as tt;
+
+pub use tt::{
+    block_in_place, consume_budget, id, try_id, unconstrained, yield_now, AbortHandle, Id, JoinError, LocalKey,
+    LocalSet, Unconstrained,
+};
+
+/// The future tokio runs for a task spawned through racer: the user's future, polled and
+/// dropped as the task.
+///
+/// Invariant: `future` is `Some` until the user's future completed or was dropped, which
+/// happens in place (it is pinned); `task` ends right after.
+struct Tracked<F> {
+    future: Option<F>,
+    task: Task,
+}
+
+impl<F: Future> Future for Tracked<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `future` is never moved out of the pinned `Tracked`: it is polled pinned and
+        // dropped in place (`Option` assignment); `task` is not structurally pinned.
+        let this = unsafe { self.get_unchecked_mut() };
+        __racer_task_poll(this, cx)
+    }
+}
+
+/// One poll of a task's future, as the task. Its name ends the task's stacks in reports
+/// (`racer_core::stack::TASK_POLL`): what polled it is the executor's.
+#[inline(never)]
+fn __racer_task_poll<F: Future>(this: &mut Tracked<F>, cx: &mut Context<'_>) -> Poll<F::Output> {
+    let Tracked { future, task } = this;
+    let poll = task.run(|| {
+        let Some(inner) = future.as_mut() else { panic!("racer::tokio: a task's future polled after it completed") };
+        // SAFETY: see `Tracked::poll`: the future stays where it is until dropped in place.
+        let poll = unsafe { Pin::new_unchecked(inner) }.poll(cx);
+        if poll.is_ready() {
+            *future = None;
+        }
+        poll
+    });
+    if poll.is_ready() {
+        task.end();
+    }
+    poll
+}
+
+impl<F> Drop for Tracked<F> {
+    fn drop(&mut self) {
+        if self.future.is_some() {
+            let Tracked { future, task } = self;
+            __racer_task_drop(future, task);
+        }
+    }
+}
+
+/// The drop of an unfinished task's future (an abort, the runtime's shutdown), as the task.
+#[inline(never)]
+fn __racer_task_drop<F>(future: &mut Option<F>, task: &mut Task) {
+    task.run(|| *future = None);
+    task.end();
+}
+
+/// A closure of `spawn_blocking`, run as its task.
+#[inline(never)]
+fn __racer_task_poll_blocking<R>(mut task: Task, f: impl FnOnce() -> R) -> R {
+    let out = task.run(f);
+    task.end();
+    out
+}
+
+/// Whose spawn the task is, for a spawned task's `Tracked` and its handle.
+fn fork(site: &'static Location<'static>) -> (Task, TaskEnd) {
+    super::not_in_model("spawning a tokio task");
+    Task::spawn(None, site)
+}
+
+/// An owned permission to join on a task (await its termination), as tokio's `JoinHandle`;
+/// its completion (the output or a `JoinError`) is a join of the task: everything the task did
+/// happens before what follows.
+pub struct JoinHandle<T> {
+    inner: tt::JoinHandle<T>,
+    end: TaskEnd,
+    site: &'static Location<'static>,
+}
+
+impl<T> JoinHandle<T> {
+    fn new(inner: tt::JoinHandle<T>, end: TaskEnd, site: &'static Location<'static>) -> JoinHandle<T> {
+        JoinHandle { inner, end, site }
+    }
+
+    pub fn abort(&self) {
+        self.inner.abort();
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.inner.is_finished()
+    }
+
+    pub fn abort_handle(&self) -> AbortHandle {
+        self.inner.abort_handle()
+    }
+
+    pub fn id(&self) -> Id {
+        self.inner.id()
+    }
+}
+
+impl<T> Unpin for JoinHandle<T> {}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let out = Pin::new(&mut self.inner).poll(cx);
+        if out.is_ready() {
+            self.end.joined(self.site);
+        }
+        out
+    }
+}
+
+impl<T> std::fmt::Debug for JoinHandle<T>
+where
+    T: std::fmt::Debug,
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+/// Spawns a task, as `tokio::spawn`: a logical thread of its own, whose clock starts from the
+/// spawner's.
+#[track_caller]
+pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let site = Location::caller();
+    let (task, end) = fork(site);
+    JoinHandle::new(tt::spawn(Tracked { future: Some(future), task }), end, site)
+}
+
+/// Runs a blocking closure on tokio's blocking pool, as `tokio::task::spawn_blocking`: a
+/// logical thread of its own, as a spawned task.
+#[track_caller]
+pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let site = Location::caller();
+    let (task, end) = fork(site);
+    JoinHandle::new(tt::spawn_blocking(move || __racer_task_poll_blocking(task, f)), end, site)
+}
+
+/// Spawns a `!Send` task on the current `LocalSet`, as `tokio::task::spawn_local`. It never
+/// leaves that thread, so its accesses count as the thread's: local tasks are ordered by their
+/// thread (no two of them run at once), not checked against each other.
+#[track_caller]
+pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let site = Location::caller();
+    let (task, end) = Task::on_its_thread(site);
+    JoinHandle::new(tt::spawn_local(Tracked { future: Some(future), task }), end, site)
+}
+
+/// A collection of tasks spawned on a runtime, as tokio's `JoinSet`: each is a logical thread,
+/// and taking its result (`join_next`, `try_join_next`, `join_all`) joins it.
+pub struct JoinSet<T> {
+    inner: tt::JoinSet<T>,
+    /// The ends of the tasks not joined yet, by tokio's task id.
+    ends: Arc<Mutex<std::collections::HashMap<Id, TaskEnd>>>,
+    site: &'static Location<'static>,
+}
+
+impl<T> Default for JoinSet<T> {
+    #[track_caller]
+    fn default() -> Self {
+        JoinSet::new()
+    }
+}
+
+impl<T> std::fmt::Debug for JoinSet<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JoinSet").field("len", &self.inner.len()).finish()
+    }
+}
+
+impl<T> JoinSet<T> {
+    #[track_caller]
+    pub fn new() -> JoinSet<T> {
+        JoinSet { inner: tt::JoinSet::new(), ends: Arc::default(), site: Location::caller() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    fn track(&self, handle: AbortHandle, end: TaskEnd) -> AbortHandle {
+        self.ends.lock().unwrap_or_else(PoisonError::into_inner).insert(handle.id(), end);
+        handle
+    }
+
+    /// The join of the task `id`, whose result was just taken.
+    fn joined(&self, id: Id) {
+        let end = self.ends.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+        if let Some(end) = end {
+            end.joined(self.site);
+        }
+    }
+
+    fn take<R>(&self, result: Result<(Id, R), JoinError>) -> Result<R, JoinError> {
+        match result {
+            Ok((id, value)) => {
+                self.joined(id);
+                Ok(value)
+            }
+            Err(e) => {
+                self.joined(e.id());
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<T: 'static> JoinSet<T> {
+    #[track_caller]
+    pub fn spawn<F>(&mut self, task: F) -> AbortHandle
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send,
+    {
+        let (task_state, end) = fork(Location::caller());
+        let handle = self.inner.spawn(Tracked { future: Some(task), task: task_state });
+        self.track(handle, end)
+    }
+
+    #[track_caller]
+    pub fn spawn_on<F>(&mut self, task: F, handle: &tokio_crate::runtime::Handle) -> AbortHandle
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send,
+    {
+        let (task_state, end) = fork(Location::caller());
+        let handle = self.inner.spawn_on(Tracked { future: Some(task), task: task_state }, handle);
+        self.track(handle, end)
+    }
+
+    #[track_caller]
+    pub fn spawn_local<F>(&mut self, task: F) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+    {
+        let (task_state, end) = Task::on_its_thread(Location::caller());
+        let handle = self.inner.spawn_local(Tracked { future: Some(task), task: task_state });
+        self.track(handle, end)
+    }
+
+    #[track_caller]
+    pub fn spawn_blocking<F>(&mut self, f: F) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send,
+    {
+        let (task, end) = fork(Location::caller());
+        let handle = self.inner.spawn_blocking(move || __racer_task_poll_blocking(task, f));
+        self.track(handle, end)
+    }
+
+    /// Waits for one of the tasks to end and joins it (see tokio's `join_next`).
+    pub async fn join_next(&mut self) -> Option<Result<T, JoinError>> {
+        let result = self.inner.join_next_with_id().await?;
+        Some(self.take(result))
+    }
+
+    pub async fn join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        let result = self.inner.join_next_with_id().await?;
+        let id = match &result {
+            Ok((id, _)) => *id,
+            Err(e) => e.id(),
+        };
+        self.joined(id);
+        Some(result)
+    }
+
+    pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
+        let result = self.inner.try_join_next_with_id()?;
+        Some(self.take(result))
+    }
+
+    pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        match self.inner.poll_join_next_with_id(cx) {
+            Poll::Ready(Some(result)) => Poll::Ready(Some(self.take(result))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Waits for every task and joins each, as tokio's `join_all` (which panics if one did).
+    pub async fn join_all(mut self) -> Vec<T> {
+        let mut out = Vec::with_capacity(self.len());
+        while let Some(result) = self.join_next().await {
+            match result {
+                Ok(value) => out.push(value),
+                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                Err(e) => panic!("{e}"),
+            }
+        }
+        out
+    }
+
+    /// Aborts every task and waits for each to end (joining it).
+    pub async fn shutdown(&mut self) {
+        self.abort_all();
+        while self.join_next().await.is_some() {}
+    }
+
+    pub fn abort_all(&mut self) {
+        self.inner.abort_all();
+    }
+
+    /// Lets every task run on without the set; none of them is joined.
+    pub fn detach_all(&mut self) {
+        self.inner.detach_all();
+        self.ends.lock().unwrap_or_else(PoisonError::into_inner).clear();
+    }
+}
