@@ -247,6 +247,8 @@ pub struct CellBirth {
     pub(crate) location: &'static Location<'static>,
     pub(crate) thread_name: Option<String>,
     pub(crate) thread_id: u64,
+    /// The first access was a task's (`racer::tokio`).
+    pub(crate) task: bool,
     pub(crate) frames: Vec<Frame>,
 }
 
@@ -275,7 +277,7 @@ impl CellBirth {
     }
 
     fn thread_label(&self) -> String {
-        thread_label(&self.thread_name, self.thread_id)
+        actor_label(&self.thread_name, self.thread_id, self.task)
     }
 }
 
@@ -420,6 +422,15 @@ impl Access {
 
     fn thread_label(&self) -> String {
         actor_label(&self.thread_name, self.thread_id, self.task)
+    }
+
+    /// "task" or "thread", as the report calls who made the access.
+    fn actor(&self) -> &'static str {
+        if self.task {
+            "task"
+        } else {
+            "thread"
+        }
     }
 
     /// Whether the access was made by an async task racer spawned (`racer::tokio::spawn`).
@@ -649,8 +660,8 @@ impl fmt::Display for Race {
             writeln!(f, "  {head} by {} at {}:", access.thread_label(), access.site())?;
             write_frames(f, &access.frames)?;
             match &access.after_sync {
-                Some(sync) => writeln!(f, "    (the thread's last synchronisation before it: {sync})")?,
-                None => writeln!(f, "    (no synchronisation by the thread before it)")?,
+                Some(sync) => writeln!(f, "    (the {}'s last synchronisation before it: {sync})", access.actor())?,
+                None => writeln!(f, "    (no synchronisation by the {} before it)", access.actor())?,
             }
             if !access.locks_held.is_empty() {
                 let locks: Vec<String> = access.locks_held.iter().map(HeldLock::describe).collect();

@@ -132,12 +132,14 @@ fn relaxed_pair(prev: &Record, previous: &Access) -> Option<crate::report::Atomi
 fn cell_birth(first: &AccessInfo) -> CellBirth {
     let thread = first.thread.info();
     let mut frames = stack::resolve(first.stack);
+    stack::cut_at_untracked_task(&mut frames);
     hide_generated(&mut frames);
     CellBirth {
         created: stack::is_creation(first.stack),
         location: first.site(),
         thread_name: thread.name.clone(),
         thread_id: thread.serial,
+        task: thread.task,
         frames,
     }
 }
@@ -154,6 +156,7 @@ fn access(kind: AccessKind, r: &Record) -> Access {
         let mut frames = stack::resolve(id);
         // Spawned by the harness's thread of a test.
         test = test.take().or_else(|| test_of(&frames).map(str::to_owned));
+        stack::cut_at_untracked_task(&mut frames);
         hide_generated(&mut frames);
         frames
     });

@@ -1,0 +1,222 @@
+//! Async tasks as logical threads (`racer::tokio`): a task spawned through racer is checked as
+//! a thread of its own, whichever worker polls it, on a multi-thread and on a current-thread
+//! runtime; its spawn, its end and its join order it, and reports name it as a task.
+#![cfg(all(feature = "race-detect", feature = "tokio"))]
+
+use std::sync::Arc;
+
+use racer::tokio::runtime::{Builder, Runtime};
+use racer::tokio::task::{self, JoinSet};
+use racer::{RaceKind, Report, Shared};
+
+fn multi_thread() -> Runtime {
+    Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap()
+}
+
+fn current_thread() -> Runtime {
+    Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// The two kinds of runtime, by name.
+fn runtimes() -> [(&'static str, fn() -> Runtime); 2] {
+    [("multi-thread", multi_thread), ("current-thread", current_thread)]
+}
+
+/// Runs `body` on a new runtime of kind `rt` inside a `racer::check`.
+fn check_on<F: std::future::Future<Output = ()>>(rt: fn() -> Runtime, body: impl FnOnce() -> F) -> Report {
+    racer::check(|| rt().block_on(body()))
+}
+
+/// Two tasks writing one cell with nothing between them: a race, on both runtimes (on the
+/// current-thread one they run one after the other, but nothing orders them), in each of ten
+/// runs, with both sites at the user's lines and both tasks named as tasks.
+#[test]
+fn unordered_tasks_race_on_both_runtimes_every_time() {
+    for (name, rt) in runtimes() {
+        for run in 0..10 {
+            let first_line = line!() + 4;
+            let report = check_on(rt, || async {
+                let cell = Arc::new(Shared::new(0u64));
+                let (a, b) = (cell.clone(), cell.clone());
+                let first = racer::tokio::spawn(async move { unsafe { a.set(1) } });
+                let second = racer::tokio::spawn(async move { unsafe { b.set(2) } });
+                first.await.unwrap();
+                second.await.unwrap();
+            });
+            assert_eq!(report.len(), 1, "{name} run {run}: {report}");
+            let race = &report.races()[0];
+            assert_eq!(race.kind(), RaceKind::Output, "{name}: {report}");
+            let mut lines: Vec<u32> = [race.previous(), race.current()].iter().map(|a| a.location().line()).collect();
+            lines.sort();
+            assert_eq!(lines, [first_line, first_line + 1], "{name}: {report}");
+            for access in [race.previous(), race.current()] {
+                assert!(access.location().file().ends_with("tests/tokio_tasks.rs"), "{report}");
+                assert!(access.is_task(), "{name}: {report}");
+                assert!(!access.is_foreign_thread(), "{name}: {report}");
+                let spawned = access.spawned_at().expect("a task's spawn site");
+                assert!(
+                    spawned[0].file.as_deref().is_some_and(|f| f.ends_with("tests/tokio_tasks.rs")),
+                    "{name}: spawn site {:?}",
+                    spawned[0]
+                );
+            }
+            let text = report.to_string();
+            assert!(text.contains(" by task "), "{text}");
+            assert!(text.contains("spawned by thread"), "{text}");
+            assert!(!text.contains("not started by racer"), "{text}");
+            assert!(!text.contains("tokio::runtime"), "runtime frames above the task's future: {text}");
+        }
+    }
+}
+
+/// A spawn orders what the spawner did before it; awaiting the join handle orders what the task
+/// did; a task spawned by a task inherits both: no report, ten runs on both runtimes.
+#[test]
+fn spawn_and_join_order_tasks() {
+    for (name, rt) in runtimes() {
+        for _ in 0..10 {
+            let report = check_on(rt, || async {
+                let cell = Arc::new(Shared::new(0u64));
+                unsafe { cell.set(1) };
+                let c = cell.clone();
+                let handle = racer::tokio::spawn(async move {
+                    assert_eq!(unsafe { c.get() }, 1);
+                    unsafe { c.set(2) };
+                    let grandchild = c.clone();
+                    racer::tokio::spawn(async move { unsafe { grandchild.set(3) } }).await.unwrap();
+                    unsafe { c.set(4) };
+                });
+                handle.await.unwrap();
+                assert_eq!(unsafe { cell.get() }, 4);
+            });
+            assert!(report.is_empty(), "{name}: {report}");
+        }
+    }
+}
+
+/// A task ordered after the spawner's write but not before its later read: the read after a
+/// spawn and before the join races with the task's write.
+#[test]
+fn the_spawner_races_with_its_task_until_the_join() {
+    for (name, rt) in runtimes() {
+        let report = check_on(rt, || async {
+            let cell = Arc::new(Shared::new(0u64));
+            let c = cell.clone();
+            let handle = racer::tokio::spawn(async move { unsafe { c.set(1) } });
+            task::yield_now().await;
+            let _ = unsafe { cell.get() };
+            handle.await.unwrap();
+        });
+        assert_eq!(report.len(), 1, "{name}: {report}");
+        let race = &report.races()[0];
+        assert!(matches!(race.kind(), RaceKind::Flow | RaceKind::Anti), "{name}: {report}");
+        assert_ne!(race.previous().is_task(), race.current().is_task(), "one task, one thread: {report}");
+    }
+}
+
+/// `JoinSet`: taking a task's result joins it; `spawn_blocking` is a task of its own; an
+/// aborted task's drop runs as the task and its `JoinError` joins it.
+#[test]
+fn join_set_blocking_and_abort_join() {
+    for (name, rt) in runtimes() {
+        for _ in 0..10 {
+            let report = check_on(rt, || async {
+                let cells: Arc<Vec<Shared<u64>>> = Arc::new((0..8).map(|_| Shared::new(0)).collect());
+                let mut set = JoinSet::new();
+                for i in 0..8 {
+                    let cells = cells.clone();
+                    set.spawn(async move { unsafe { cells[i].set(i as u64) } });
+                }
+                while let Some(done) = set.join_next().await {
+                    done.unwrap();
+                }
+                let total: u64 = cells.iter().map(|c| unsafe { c.get() }).sum();
+                assert_eq!(total, 28);
+
+                let c = cells.clone();
+                task::spawn_blocking(move || unsafe { c[0].set(100) }).await.unwrap();
+                assert_eq!(unsafe { cells[0].get() }, 100);
+
+                // The future's drop writes the cell: it runs as the task, before the join.
+                struct WritesOnDrop(Arc<Vec<Shared<u64>>>);
+                impl Drop for WritesOnDrop {
+                    fn drop(&mut self) {
+                        unsafe { self.0[1].set(7) };
+                    }
+                }
+                let guard = WritesOnDrop(cells.clone());
+                let never = racer::tokio::spawn(async move {
+                    let _guard = guard;
+                    std::future::pending::<()>().await;
+                });
+                never.abort();
+                assert!(never.await.unwrap_err().is_cancelled());
+                assert_eq!(unsafe { cells[1].get() }, 7);
+            });
+            assert!(report.is_empty(), "{name}: {report}");
+        }
+    }
+}
+
+/// `spawn_local` tasks never leave their thread: they are ordered by it, not checked against
+/// each other.
+#[test]
+fn local_tasks_are_ordered_by_their_thread() {
+    let report = check_on(current_thread, || async {
+        let local = task::LocalSet::new();
+        local
+            .run_until(async {
+                let cell = std::rc::Rc::new(Shared::new(0u64));
+                let (a, b) = (cell.clone(), cell.clone());
+                let first = task::spawn_local(async move { unsafe { a.set(1) } });
+                let second = task::spawn_local(async move { unsafe { b.set(2) } });
+                first.await.unwrap();
+                second.await.unwrap();
+            })
+            .await;
+    });
+    assert!(report.is_empty(), "{report}");
+}
+
+/// A task that `tokio::spawn` started (not racer) is named as such in a report, with the fix:
+/// its write (awaited through tokio's own handle, which racer does not see) and a racer task's
+/// later one are unordered for racer.
+#[test]
+fn a_task_racer_did_not_spawn_is_named_with_the_fix() {
+    let report = check_on(multi_thread, || async {
+        let cell = Arc::new(Shared::new(0u64));
+        let (a, b) = (cell.clone(), cell.clone());
+        racer::tokio::runtime::Handle::current().spawn(async move { unsafe { a.set(1) } }).await.unwrap();
+        racer::tokio::spawn(async move { unsafe { b.set(2) } }).await.unwrap();
+    });
+    assert_eq!(report.len(), 1, "{report}");
+    let text = report.to_string();
+    assert!(text.contains("tokio::spawn started, not racer"), "{text}");
+    assert!(text.contains("racer::tokio::spawn"), "{text}");
+    assert!(!text.contains("tokio::runtime::"), "{text}");
+}
+
+/// `#[racer::test]` on an async fn: tokio's runtime, with `#[tokio::test]`'s arguments.
+#[racer::test]
+async fn racer_test_on_a_current_thread_runtime() {
+    let cell = Arc::new(Shared::new(0u64));
+    let c = cell.clone();
+    racer::tokio::spawn(async move { unsafe { c.set(1) } }).await.unwrap();
+    assert_eq!(unsafe { cell.get() }, 1);
+}
+
+#[racer::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racer_test_on_a_multi_thread_runtime() -> Result<(), task::JoinError> {
+    let cell = Arc::new(Shared::new(0u64));
+    let c = cell.clone();
+    racer::tokio::spawn(async move { unsafe { c.set(1) } }).await?;
+    assert_eq!(unsafe { cell.get() }, 1);
+    Ok(())
+}
+
+#[racer::test(start_paused = true)]
+async fn racer_test_with_paused_time() {
+    let before = racer::tokio::time::Instant::now();
+    racer::tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    assert!(before.elapsed() >= std::time::Duration::from_secs(60));
+}
