@@ -18,8 +18,8 @@ pub use racer_rt::slow_accesses_on_this_thread as __slow_accesses_on_this_thread
 #[cfg(feature = "tokio")]
 pub use racer_rt::tokio;
 pub use racer_rt::{
-    annotate, check, lock_api, model, parking_lot, sync, thread, Access, AccessKind, Frame, Race, RaceKind, Report,
-    Shared, ENABLED,
+    annotate, check, lock_api, model, parking_lot, sync, task, thread, Access, AccessKind, Frame, Race, RaceKind,
+    Report, Shared, ENABLED,
 };
 #[cfg(feature = "race-detect")]
 pub use racer_rt::{stats, AlgorithmStats, Stats};

@@ -24,6 +24,8 @@ pub use disabled::{annotate, check, lock_api, parking_lot, sync, thread, Shared,
 #[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
 
+pub mod task;
+
 /// tokio, as `racer::tokio`: with `race-detect` off, tokio's own items.
 #[cfg(all(feature = "tokio", any(not(feature = "race-detect"), doc, rust_analyzer)))]
 pub mod tokio {

@@ -30,8 +30,11 @@ struct SlotTable {
 
 static SLOTS: Lazy<Mutex<SlotTable>> = Lazy::new(|| Mutex::new(SlotTable { next: 0, free: Vec::new(), live: 0 }));
 
-/// How many free slots a spawn looks at before taking a new one.
+/// How many of the newest free slots a spawn looks at before taking a new one.
 const REUSE_SCAN: usize = 8;
+
+/// How many of the oldest free slots it looks at after those.
+const OLDEST_SCAN: usize = 64;
 
 /// How many slots a segment can name (`clock::Segment` keeps 16 bits for the slot).
 const MAX_SLOTS: Slot = 1 << 16;
@@ -63,12 +66,16 @@ pub fn take_slot(spawner: Option<&VectorClock>) -> Option<(Slot, Epoch)> {
     }
     if let Some(clock) = spawner {
         let len = table.free.len();
-        let reusable = table.free[len.saturating_sub(REUSE_SCAN)..]
-            .iter()
-            .rposition(|f| f.exit_epoch <= clock.get(f.slot))
-            .map(|i| i + len.saturating_sub(REUSE_SCAN));
-        if let Some(i) = reusable {
-            let free = table.free.swap_remove(i);
+        let covered = |f: &FreeSlot| f.exit_epoch <= clock.get(f.slot);
+        // The newest first (a thread joined just now), then the oldest: the newest may all be
+        // of threads (tasks) that ended while the spawner was still spawning and not joined yet.
+        let newest = len.saturating_sub(REUSE_SCAN);
+        let reusable = match table.free[newest..].iter().rposition(covered) {
+            Some(i) => Some(table.free.swap_remove(newest + i)),
+            // `remove`, not `swap_remove`: the oldest stay first.
+            None => table.free[..newest.min(OLDEST_SCAN)].iter().position(covered).map(|i| table.free.remove(i)),
+        };
+        if let Some(free) = reusable {
             table.live += 1;
             return Some((free.slot, free.last_epoch + 1));
         }

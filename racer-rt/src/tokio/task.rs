@@ -2,9 +2,9 @@
 //! thread of its own.
 //!
 //! A spawn forks the spawner's clock into a new task state (`racer_core::task::Task`); the
-//! future tokio runs is a [`Tracked`] around the user's, whose every poll (and the drop of the
-//! user's future: an abort, the runtime's shutdown) runs as the task, on whichever worker thread
-//! tokio chose. The task's end posts into its join handle's `TaskEnd`, which a join waits on.
+//! future tokio runs is a `racer::task::Tracked` around the user's, whose every poll (and the
+//! drop of the user's future: an abort, the runtime's shutdown) runs as the task, on whichever
+//! worker thread tokio chose. The task's end posts into its join handle's `TaskEnd`, which a join waits on.
 //!
 //! `spawn_local`'s tasks never leave their thread, so they run as part of it (ordered by the
 //! thread, as the code between their awaits is); their end still posts to their join handle.
@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use racer_core::task::{Task, TaskEnd};
+
+use crate::task::{AsTask, Tracked, __racer_task_poll_blocking};
 use tokio_crate::task as tt;
 
 pub use tt::{
@@ -23,69 +25,10 @@ pub use tt::{
     LocalSet, Unconstrained,
 };
 
-/// The future tokio runs for a task spawned through racer: the user's future, polled and
-/// dropped as the task.
-///
-/// Invariant: `future` is `Some` until the user's future completed or was dropped, which
-/// happens in place (it is pinned); `task` ends right after.
-struct Tracked<F> {
-    future: Option<F>,
-    task: Task,
-}
-
-impl<F: Future> Future for Tracked<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        // SAFETY: `future` is never moved out of the pinned `Tracked`: it is polled pinned and
-        // dropped in place (`Option` assignment); `task` is not structurally pinned.
-        let this = unsafe { self.get_unchecked_mut() };
-        __racer_task_poll(this, cx)
-    }
-}
-
-/// One poll of a task's future, as the task. Its name ends the task's stacks in reports
-/// (`racer_core::stack::TASK_POLL`): what polled it is the executor's.
-#[inline(never)]
-fn __racer_task_poll<F: Future>(this: &mut Tracked<F>, cx: &mut Context<'_>) -> Poll<F::Output> {
-    let Tracked { future, task } = this;
-    let poll = task.run(|| {
-        let Some(inner) = future.as_mut() else { panic!("racer::tokio: a task's future polled after it completed") };
-        // SAFETY: see `Tracked::poll`: the future stays where it is until dropped in place.
-        let poll = unsafe { Pin::new_unchecked(inner) }.poll(cx);
-        if poll.is_ready() {
-            *future = None;
-        }
-        poll
-    });
-    if poll.is_ready() {
-        task.end();
-    }
-    poll
-}
-
-impl<F> Drop for Tracked<F> {
-    fn drop(&mut self) {
-        if self.future.is_some() {
-            let Tracked { future, task } = self;
-            __racer_task_drop(future, task);
-        }
-    }
-}
-
-/// The drop of an unfinished task's future (an abort, the runtime's shutdown), as the task.
-#[inline(never)]
-fn __racer_task_drop<F>(future: &mut Option<F>, task: &mut Task) {
-    task.run(|| *future = None);
-    task.end();
-}
-
-/// A closure of `spawn_blocking`, run as its task.
-#[inline(never)]
-fn __racer_task_poll_blocking<R>(mut task: Task, f: impl FnOnce() -> R) -> R {
-    let out = task.run(f);
-    task.end();
-    out
+/// The future tokio runs for a task spawned through racer at `site`: the user's, polled and
+/// dropped as `task`.
+fn tracked<F: Future>(future: F, task: Task, site: &'static Location<'static>) -> AsTask<F> {
+    AsTask(Tracked::with_task(future, task, site))
 }
 
 /// Whose spawn the task is, for a spawned task's `Tracked` and its handle.
@@ -158,7 +101,7 @@ where
 {
     let site = Location::caller();
     let (task, end) = fork(site);
-    JoinHandle::new(tt::spawn(Tracked { future: Some(future), task }), end, site)
+    JoinHandle::new(tt::spawn(tracked(future, task, site)), end, site)
 }
 
 /// Runs a blocking closure on tokio's blocking pool, as `tokio::task::spawn_blocking`: a
@@ -185,7 +128,7 @@ where
 {
     let site = Location::caller();
     let (task, end) = Task::on_its_thread(site);
-    JoinHandle::new(tt::spawn_local(Tracked { future: Some(future), task }), end, site)
+    JoinHandle::new(tt::spawn_local(tracked(future, task, site)), end, site)
 }
 
 /// A collection of tasks spawned on a runtime, as tokio's `JoinSet`: each is a logical thread,
@@ -258,8 +201,9 @@ impl<T: 'static> JoinSet<T> {
         F: Future<Output = T> + Send + 'static,
         T: Send,
     {
-        let (task_state, end) = fork(Location::caller());
-        let handle = self.inner.spawn(Tracked { future: Some(task), task: task_state });
+        let site = Location::caller();
+        let (task_state, end) = fork(site);
+        let handle = self.inner.spawn(tracked(task, task_state, site));
         self.track(handle, end)
     }
 
@@ -269,8 +213,9 @@ impl<T: 'static> JoinSet<T> {
         F: Future<Output = T> + Send + 'static,
         T: Send,
     {
-        let (task_state, end) = fork(Location::caller());
-        let handle = self.inner.spawn_on(Tracked { future: Some(task), task: task_state }, handle);
+        let site = Location::caller();
+        let (task_state, end) = fork(site);
+        let handle = self.inner.spawn_on(tracked(task, task_state, site), handle);
         self.track(handle, end)
     }
 
@@ -279,8 +224,9 @@ impl<T: 'static> JoinSet<T> {
     where
         F: Future<Output = T> + 'static,
     {
-        let (task_state, end) = Task::on_its_thread(Location::caller());
-        let handle = self.inner.spawn_local(Tracked { future: Some(task), task: task_state });
+        let site = Location::caller();
+        let (task_state, end) = Task::on_its_thread(site);
+        let handle = self.inner.spawn_local(tracked(task, task_state, site));
         self.track(handle, end)
     }
 
