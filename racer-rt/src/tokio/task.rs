@@ -17,7 +17,7 @@ use std::task::{Context, Poll};
 
 use racer_core::task::{Task, TaskEnd};
 
-use crate::task::{AsTask, Tracked, __racer_task_poll_blocking};
+use crate::task::{__racer_task_poll_blocking, AsTask, Tracked};
 use tokio_crate::task as tt;
 
 pub use tt::{
