@@ -528,8 +528,9 @@ impl Race {
                 && access.locks_held.is_empty()
                 && other.locks_held.is_empty()
             {
+                let tokio = if access.task { "tokio::sync, " } else { "" };
                 hints.push(format!(
-                    "{thread} synchronised through nothing racer sees between its start and its {}: if std::sync, \
+                    "{thread} synchronised through nothing racer sees between its start and its {}: if {tokio}std::sync, \
                      parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's \
                      wrappers for them); racer's atomics with Relaxed order nothing",
                     access.kind.noun()
