@@ -220,3 +220,23 @@ async fn racer_test_with_paused_time() {
     racer::tokio::time::sleep(std::time::Duration::from_secs(60)).await;
     assert!(before.elapsed() >= std::time::Duration::from_secs(60));
 }
+
+/// A model does not explore tasks: spawning one inside it fails at once and says so, instead
+/// of exploring nothing or hanging.
+#[test]
+fn a_model_says_it_does_not_explore_tasks() {
+    let failure = std::panic::catch_unwind(|| {
+        racer::model(|| {
+            current_thread().block_on(async {
+                racer::tokio::spawn(async {}).await.unwrap();
+            })
+        })
+    })
+    .expect_err("a model that spawns a tokio task fails");
+    let message = failure
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| failure.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(message.contains("not of tokio's tasks"), "{message}");
+}
