@@ -400,8 +400,11 @@ impl Scheduler {
                 }
             }
             if let Some(holder) = s.turn {
+                // A member whose thread has not started yet is starting, not outside: the OS
+                // may take long to run a new thread on a loaded machine.
                 if s.turn_since.elapsed() >= OUTSIDE_AFTER
                     && s.members[holder].status == Status::Runnable
+                    && s.members[holder].thread.is_some()
                     && !crate::base::active_count::OWN_WORK.any()
                     && asleep(s.members[holder].tid)
                 {
