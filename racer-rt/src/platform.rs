@@ -97,8 +97,13 @@ fn end_process(status: i32) -> ! {
 
 fn write_stderr(mut bytes: &[u8]) {
     while !bytes.is_empty() {
-        // SAFETY: the pointer and length describe the live slice `bytes`.
-        let n = unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
+        // Windows' C runtime takes a 32-bit count; a longer slice goes in pieces.
+        #[cfg(windows)]
+        let len = bytes.len().min(u32::MAX as usize) as u32;
+        #[cfg(not(windows))]
+        let len = bytes.len();
+        // SAFETY: the pointer and length describe (a prefix of) the live slice `bytes`.
+        let n = unsafe { libc::write(2, bytes.as_ptr().cast(), len) };
         if n <= 0 {
             if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                 continue;

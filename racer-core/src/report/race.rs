@@ -7,7 +7,7 @@ use std::panic::Location;
 use std::sync::atomic::Ordering;
 
 use super::deadlock::LockMode;
-use super::frame::{actor_label, capitalised, frames_json, json_string, thread_label, write_frames, Frame};
+use super::frame::{actor_label, capitalised, frames_json, json_string, write_frames, Frame};
 
 /// How two conflicting accesses of one cell relate, named after the earlier one's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
