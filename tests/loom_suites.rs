@@ -262,6 +262,31 @@ mod published {
         suite_passes("diatomic-waker", &["--loom", "--cfg", "diatomic_waker_loom", "--lib"], 6);
     }
 
+    /// tachyonix 0.3.1 after its own loom command ran once: its lock file then pins loom 0.5.6
+    /// (through async-event and diatomic-waker, behind cfgs the run leaves off) beside 0.7.3.
+    /// Both are patched with their stand-ins for the run, its nine queue models pass, and the
+    /// lock file is put back byte for byte.
+    #[test]
+    fn tachyonix_with_two_locked_loom_versions() {
+        if skipped() {
+            return;
+        }
+        let dir = fresh_copy(&registry_source("tachyonix"), "tachyonix");
+        let mut own = Command::new(env!("CARGO"));
+        own.args(["test", "--lib", "--no-run"])
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", real_crates_target().join("loom-suites"));
+        let own_run = run(own.env("RUSTFLAGS", "--cfg tachyonix_loom"));
+        assert!(own_run.success, "tachyonix's own loom build\n{}", own_run.all());
+        let before = std::fs::read(dir.join("Cargo.lock")).expect("its lock file");
+        let text = String::from_utf8_lossy(&before);
+        assert!(text.contains("version = \"0.5.6\"") && text.contains("version = \"0.7.3\""), "{text}");
+        let r = cargo_racer_test(&dir, &["--loom", "--cfg", "tachyonix_loom", "--lib"]);
+        assert!(r.race_lines().is_empty() && r.success, "{}", r.all());
+        assert_eq!(r.passed(), 9, "{}", r.all());
+        assert_eq!(std::fs::read(dir.join("Cargo.lock")).unwrap(), before, "the lock file is put back");
+    }
+
     /// tokio 1.48.0, loom's largest user, with its CI's flags (`--cfg loom --cfg tokio_unstable`,
     /// `--lib --features full,test-util`): its lib tests, of which 85 are loom models, the
     /// runtime's (multi- and current-thread schedulers, blocking pool, join sets, `LocalSet`,

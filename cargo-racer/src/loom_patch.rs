@@ -56,9 +56,22 @@ impl LoomPatch {
             cargo.env_remove("RUSTFLAGS");
         }
         cargo.env(var, &flags);
-        let path = self.stand_in.to_str().ok_or("the loom stand-in's path is not UTF-8")?;
-        let patch = format!("patch.crates-io.loom.path=\"{}\"", path.replace('\\', "\\\\").replace('"', "\\\""));
-        cargo.args(["--config", &patch]);
+        // The lock file may pin several loom versions (0.5 behind a dependency's inactive cfg
+        // beside the crate's own 0.7): each is patched with its stand-in, so that cargo can
+        // resolve the graph it locks, under its own `[patch]` key.
+        let lock_path = ws.root.join("Cargo.lock");
+        let locked = std::fs::read(&lock_path).map(|l| locked_loom_versions(&l)).unwrap_or_default();
+        let mut patches = patch_config("loom", &self.stand_in)?;
+        let chosen_minor = if self.stand_in.ends_with("v05") { 5 } else { 7 };
+        for minor in [5, 7] {
+            if minor != chosen_minor && locked.iter().any(|v| v.starts_with(&format!("0.{minor}."))) {
+                let other = if minor == 5 { stand_in_path()?.join("v05") } else { stand_in_path()? };
+                patches.extend(patch_config(&format!("loom0{minor}"), &other)?);
+            }
+        }
+        for patch in &patches {
+            cargo.args(["--config", patch]);
+        }
         // The stand-in's racer on, under the name this package gives loom.
         cargo.args(["--features", &format!("{}/race-detect", self.dependency)]);
         eprintln!(
@@ -68,12 +81,16 @@ impl LoomPatch {
             flags.replace('\x1f', " ")
         );
         // From here on the lock file may change: cargo writes the patched loom into it.
-        let guard = LockGuard::arm(ws.root.join("Cargo.lock"))?;
-        // A lock file that pins the real loom keeps cargo from taking the patch: point its loom
-        // entry at the stand-in for this run.
-        if guard.before.as_deref().is_some_and(locks_real_loom) {
+        let guard = LockGuard::arm(lock_path)?;
+        // A lock file that pins the real loom keeps cargo from taking the patch: point each
+        // locked loom at its stand-in for this run (by version: `-p loom` alone is ambiguous
+        // when two are locked).
+        for version in &locked {
             let mut update = Command::new(crate::cargo_bin());
-            update.args(["update", "--quiet", "-p", "loom", "--config", &patch]);
+            update.args(["update", "--quiet", "-p", &format!("loom@{version}")]);
+            for patch in &patches {
+                update.args(["--config", patch]);
+            }
             for m in args.values("--manifest-path", None) {
                 update.args(["--manifest-path", m]);
             }
@@ -187,13 +204,29 @@ fn rustflags_with(cfgs: &[String]) -> (&'static str, String) {
     ("RUSTFLAGS", if user.is_empty() { ours } else { format!("{user} {ours}") })
 }
 
-/// Whether a lock file's text has a `loom` entry other than the stand-in's version.
-fn locks_real_loom(lock: &[u8]) -> bool {
+/// The `--config` values that patch crates.io's `loom` with the stand-in at `path`, under the
+/// `[patch]` key `key` (`loom`, or `loom05`/`loom07` for a second version, with `package`).
+fn patch_config(key: &str, path: &Path) -> Result<Vec<String>, String> {
+    let path = path.to_str().ok_or("the loom stand-in's path is not UTF-8")?;
+    let quoted = format!("\"{}\"", path.replace('\\', "\\\\").replace('"', "\\\""));
+    let mut config = vec![format!("patch.crates-io.{key}.path={quoted}")];
+    if key != "loom" {
+        config.push(format!("patch.crates-io.{key}.package=\"loom\""));
+    }
+    Ok(config)
+}
+
+/// The versions of the real loom a lock file's text pins (not a stand-in's .99).
+fn locked_loom_versions(lock: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(lock);
     let lines: Vec<&str> = text.lines().collect();
-    lines.windows(2).any(|w| {
-        w[0].trim() == "name = \"loom\"" && !matches!(w[1].trim(), "version = \"0.7.99\"" | "version = \"0.5.99\"")
-    })
+    lines
+        .windows(2)
+        .filter(|w| w[0].trim() == "name = \"loom\"")
+        .filter_map(|w| w[1].trim().strip_prefix("version = \"")?.strip_suffix('"'))
+        .filter(|v| !v.ends_with(".99"))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// After the run: says in plain words what cargo's stderr shows went wrong with the patch (loom
@@ -304,11 +337,23 @@ error[E0425]: cannot find type `Notify` in module `loom::sync`
     }
 
     #[test]
-    fn a_lock_file_pinning_real_loom_is_noticed() {
-        assert!(locks_real_loom(b"[[package]]\nname = \"loom\"\nversion = \"0.7.2\"\n"));
-        assert!(!locks_real_loom(b"[[package]]\nname = \"loom\"\nversion = \"0.7.99\"\n"));
-        assert!(!locks_real_loom(b"[[package]]\nname = \"loom\"\nversion = \"0.5.99\"\n"));
-        assert!(!locks_real_loom(b"[[package]]\nname = \"loomy\"\nversion = \"0.7.2\"\n"));
+    fn every_real_loom_a_lock_file_pins_is_found() {
+        let lock =
+            b"[[package]]\nname = \"loom\"\nversion = \"0.5.6\"\n\n[[package]]\nname = \"loom\"\nversion = \"0.7.3\"\n";
+        assert_eq!(locked_loom_versions(lock), ["0.5.6", "0.7.3"]);
+        assert!(locked_loom_versions(b"[[package]]\nname = \"loom\"\nversion = \"0.7.99\"\n").is_empty());
+        assert!(locked_loom_versions(b"[[package]]\nname = \"loom\"\nversion = \"0.5.99\"\n").is_empty());
+        assert!(locked_loom_versions(b"[[package]]\nname = \"loomy\"\nversion = \"0.7.2\"\n").is_empty());
+    }
+
+    #[test]
+    fn a_second_loom_version_is_patched_under_its_own_key() {
+        let dir = Path::new("/opt/racer/loom-compat");
+        assert_eq!(patch_config("loom", dir).unwrap(), ["patch.crates-io.loom.path=\"/opt/racer/loom-compat\""]);
+        assert_eq!(
+            patch_config("loom05", &dir.join("v05")).unwrap(),
+            ["patch.crates-io.loom05.path=\"/opt/racer/loom-compat/v05\"", "patch.crates-io.loom05.package=\"loom\""]
+        );
     }
 
     #[test]
