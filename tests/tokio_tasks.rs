@@ -1,13 +1,17 @@
 //! Async tasks as logical threads (`racer::tokio`): a task spawned through racer is checked as
 //! a thread of its own, whichever worker polls it, on a multi-thread and on a current-thread
 //! runtime; its spawn, its end and its join order it, and reports name it as a task.
-#![cfg(all(feature = "race-detect", feature = "tokio"))]
+//! The same file builds without `race-detect` against tokio's own items; the tests that need
+//! the detector's reports are only in the race-detect build.
+#![cfg(feature = "tokio")]
 
 use std::sync::Arc;
 
 use racer::tokio::runtime::{Builder, Runtime};
 use racer::tokio::task::{self, JoinSet};
-use racer::{RaceKind, Report, Shared};
+#[cfg(feature = "race-detect")]
+use racer::RaceKind;
+use racer::{Report, Shared};
 
 fn multi_thread() -> Runtime {
     Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap()
@@ -30,6 +34,7 @@ fn check_on<F: std::future::Future<Output = ()>>(rt: fn() -> Runtime, body: impl
 /// Two tasks writing one cell with nothing between them: a race, on both runtimes (on the
 /// current-thread one they run one after the other, but nothing orders them), in each of ten
 /// runs, with both sites at the user's lines and both tasks named as tasks.
+#[cfg(feature = "race-detect")]
 #[test]
 fn unordered_tasks_race_on_both_runtimes_every_time() {
     for (name, rt) in runtimes() {
@@ -96,6 +101,7 @@ fn spawn_and_join_order_tasks() {
 
 /// A task ordered after the spawner's write but not before its later read: the read after a
 /// spawn and before the join races with the task's write.
+#[cfg(feature = "race-detect")]
 #[test]
 fn the_spawner_races_with_its_task_until_the_join() {
     for (name, rt) in runtimes() {
@@ -181,6 +187,7 @@ fn local_tasks_are_ordered_by_their_thread() {
 /// A task that `tokio::spawn` started (not racer) is named as such in a report, with the fix:
 /// its write (awaited through tokio's own handle, which racer does not see) and a racer task's
 /// later one are unordered for racer.
+#[cfg(feature = "race-detect")]
 #[test]
 fn a_task_racer_did_not_spawn_is_named_with_the_fix() {
     let report = check_on(multi_thread, || async {
@@ -223,6 +230,7 @@ async fn racer_test_with_paused_time() {
 
 /// A model does not explore tasks: spawning one inside it fails at once and says so, instead
 /// of exploring nothing or hanging.
+#[cfg(feature = "race-detect")]
 #[test]
 fn a_model_says_it_does_not_explore_tasks() {
     let failure = std::panic::catch_unwind(|| {
@@ -239,4 +247,28 @@ fn a_model_says_it_does_not_explore_tasks() {
         .or_else(|| failure.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default();
     assert!(message.contains("not of tokio's tasks"), "{message}");
+}
+
+/// README's example ("Async and tokio"), as written there.
+mod readme {
+    use std::sync::Arc;
+
+    use racer::tokio::sync::Mutex; // was: use tokio::sync::Mutex;
+
+    #[racer::test(flavor = "multi_thread", worker_threads = 4)] // #[tokio::test]'s arguments
+    async fn counter_is_race_free() {
+        let (lock, count) = (Arc::new(Mutex::new(())), Arc::new(racer::Shared::new(0u64)));
+        let tasks: Vec<_> = (0..8)
+            .map(|_| {
+                let (lock, count) = (lock.clone(), count.clone());
+                racer::tokio::spawn(async move {
+                    let _held = lock.lock().await;
+                    unsafe { count.set(count.get() + 1) };
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+    }
 }
