@@ -21,13 +21,16 @@ fn current_thread() -> Runtime {
     Builder::new_current_thread().enable_all().build().unwrap()
 }
 
+/// A way to make a runtime.
+type NewRuntime = fn() -> Runtime;
+
 /// The two kinds of runtime, by name.
-fn runtimes() -> [(&'static str, fn() -> Runtime); 2] {
+fn runtimes() -> [(&'static str, NewRuntime); 2] {
     [("multi-thread", multi_thread), ("current-thread", current_thread)]
 }
 
 /// Runs `body` on a new runtime of kind `rt` inside a `racer::check`.
-fn check_on<F: std::future::Future<Output = ()>>(rt: fn() -> Runtime, body: impl FnOnce() -> F) -> Report {
+fn check_on<F: std::future::Future<Output = ()>>(rt: NewRuntime, body: impl FnOnce() -> F) -> Report {
     racer::check(|| rt().block_on(body()))
 }
 
