@@ -301,6 +301,8 @@ fn report_json_writes_one_parsable_object_per_race() {
     assert_eq!(out.status.code(), Some(66), "{err}");
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with('{')).collect();
     assert_eq!(lines.len(), 2, "{err}");
+    // Each starts a line of its own, even after a partial line (`cargo test -q`'s dots).
+    assert_eq!(err.matches("\n{").count(), 2, "{err}");
     assert!(err.ends_with("racer: 2 data race(s) reported; exiting with status 66\n"), "{err}");
     let races: Vec<serde_json::Value> = lines.iter().map(|l| serde_json::from_str(l).expect("a JSON object")).collect();
     for (race, (function, line)) in

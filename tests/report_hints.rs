@@ -457,7 +457,8 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
     fn a_racer_test_names_no_harness_advice_and_no_generated_frames() {
         let out = run_self("fixture_racer_test");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("racer: 1 data race(s) found in test `fixture_racer_test`:"), "{stderr}");
+        assert!(stderr.contains("racer: 1 data race(s) found in test `fixture_racer_test`\n"), "{stderr}");
+        assert_eq!(stderr.matches("data race(s) found").count(), 1, "the count is said once: {stderr}");
         assert_eq!(
             block(&stderr),
             "==================

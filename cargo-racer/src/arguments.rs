@@ -32,7 +32,12 @@ workspace members must have the `race-detect` feature (without --loom) or a loom
 
 Environment:
   RACER_LOOM_PATH   The loom stand-in's directory (default: the loom-compat folder of the racer
-                    checkout this runner was built from).";
+                    checkout this runner was built from; a runner installed without a checkout
+                    writes the stand-in it carries once, to $CARGO_HOME/racer-stand-in/<hash>/).
+
+With --loom and no test selected, every test binary runs: the loom models are checked, and tests
+that use loom's types outside any loom::model (loom itself refuses them) run unchecked, as with
+std; the summary says in how many test binaries that happened.";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]

@@ -6,7 +6,9 @@
 //! `ctrlc` crate's handler. A handler rather than `SIG_IGN` (libc alone): an ignored signal stays
 //! ignored across `exec`, so the child cargo would not stop, while a handled one is reset to
 //! its default there. A signal sent to cargo racer alone (`kill -INT`, `timeout`) is passed on to
-//! the running child, so that it stops as well.
+//! the running child's whole process group (the child cargo and the test binary it runs, which
+//! would otherwise run on, orphaned, holding the output pipes and so the patched lock file),
+//! so that they stop as well.
 
 use std::process::{Child, Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::SeqCst};
@@ -61,9 +63,17 @@ impl Drop for Watch {
     }
 }
 
+/// Puts the child `cmd` will start in a process group of its own, so that an interrupt can be
+/// passed on to it and everything it starts (see `forward`).
+pub fn own_group(cmd: &mut Command) -> &mut Command {
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(cmd, 0);
+    cmd
+}
+
 /// Runs `cmd` to its end as a watched child.
 pub fn status(cmd: &mut Command) -> std::io::Result<ExitStatus> {
-    let mut child = cmd.spawn()?;
+    let mut child = own_group(cmd).spawn()?;
     let _watch = watch(&child);
     child.wait()
 }
@@ -72,9 +82,9 @@ pub fn status(cmd: &mut Command) -> std::io::Result<ExitStatus> {
 fn forward(pid: u32) {
     if pid != 0 {
         // SAFETY: kill(2) takes plain integers and touches no memory of ours. The id is the
-        // child's until it is waited for; `Watch` is cleared right after that wait, and a
-        // process id is not reused within that moment.
-        unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+        // child's, the leader of its own process group (`own_group`), until it is waited for;
+        // `Watch` is cleared right after that wait, and an id is not reused within that moment.
+        unsafe { libc::kill(-(pid as libc::pid_t), libc::SIGINT) };
     }
 }
 

@@ -41,6 +41,7 @@ mod workspace;
 use arguments::{Args, Invocation};
 use loom_patch::LoomPatch;
 use std::ffi::OsString;
+use std::io::Write;
 use std::process::{Command, ExitCode};
 use workspace::Workspace;
 
@@ -48,12 +49,13 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let args = match arguments::parse(&argv) {
         Ok(Invocation::Test(args)) => args,
+        // Not `println!`: a closed pipe (`cargo racer test --help | head -2`) is no error here.
         Ok(Invocation::Help) => {
-            println!("{}", arguments::USAGE);
+            let _ = writeln!(std::io::stdout(), "{}", arguments::USAGE);
             return ExitCode::SUCCESS;
         }
         Ok(Invocation::Version) => {
-            println!("cargo-racer {}", env!("CARGO_PKG_VERSION"));
+            let _ = writeln!(std::io::stdout(), "cargo-racer {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
         Err(e) => {

@@ -15,6 +15,10 @@ pub struct Tally {
     pub failed: usize,
     /// Test binaries that cargo saw fail (`error: test failed, to rerun pass ...`).
     pub failed_binaries: usize,
+    /// Test binaries that cargo started (`Running ...`).
+    pub started_binaries: usize,
+    /// Test binaries in which the loom stand-in ran tests outside any model, unchecked.
+    pub unchecked_binaries: usize,
 }
 
 impl Tally {
@@ -24,6 +28,12 @@ impl Tally {
         }
         if line.starts_with("error: test failed, to rerun pass") {
             self.failed_binaries += 1;
+        }
+        if line.trim_start().starts_with("Running ") && line.contains('(') {
+            self.started_binaries += 1;
+        }
+        if line.starts_with("racer (loom stand-in): loom's types used outside any loom::model") {
+            self.unchecked_binaries += 1;
         }
         if let Some(rest) = line.trim().strip_prefix("test result: ") {
             let num = |key: &str| -> usize {
@@ -44,6 +54,8 @@ impl Tally {
         self.passed += other.passed;
         self.failed += other.failed;
         self.failed_binaries += other.failed_binaries;
+        self.started_binaries += other.started_binaries;
+        self.unchecked_binaries += other.unchecked_binaries;
     }
 }
 
@@ -62,7 +74,7 @@ pub fn run(mut cargo: Command) -> Result<Option<Outcome>, String> {
         return Ok(None);
     }
     cargo.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::inherit());
-    let mut child = cargo.spawn().map_err(|e| format!("cannot run cargo: {e}"))?;
+    let mut child = interrupt::own_group(&mut cargo).spawn().map_err(|e| format!("cannot run cargo: {e}"))?;
     let watch = interrupt::watch(&child);
     let out = child.stdout.take().expect("piped");
     let err = child.stderr.take().expect("piped");
@@ -102,22 +114,39 @@ pub fn summary(outcome: Option<&Outcome>, args: &Args) -> ExitCode {
         return ExitCode::from(130);
     };
     let code = status.code().unwrap_or(1);
+    let unchecked = match t.unchecked_binaries {
+        0 => String::new(),
+        n => format!(
+            "; in {n} test binar{} tests outside any loom::model ran unchecked, as with std",
+            if n == 1 { "y" } else { "ies" }
+        ),
+    };
     let exit = if t.races > 0 {
-        eprintln!("cargo racer: {} data race(s) reported ({} test(s) passed, {} failed)", t.races, t.passed, t.failed);
+        eprintln!(
+            "cargo racer: {} data race(s) reported ({} test(s) passed, {} failed{unchecked})",
+            t.races, t.passed, t.failed
+        );
         if code == 0 {
             66
         } else {
             code.clamp(1, 255) as u8
         }
     } else {
-        if status.success() {
-            eprintln!("cargo racer: no data races found ({} test(s) passed, racer on)", t.passed);
+        if status.success() && args.has(&["--no-run"]) {
+            eprintln!("cargo racer: the tests were built (--no-run): none ran, nothing was checked");
+        } else if status.success() {
+            eprintln!("cargo racer: no data races found ({} test(s) passed, racer on{unchecked})", t.passed);
+        } else if t.passed + t.failed == 0 && t.started_binaries > 0 {
+            eprintln!(
+                "cargo racer: a test binary ended before it reported any result ({status}; see cargo's error above: \
+                 a crash, an abort or a signal): no data races reported"
+            );
         } else if t.passed + t.failed == 0 {
             eprintln!("cargo racer: cargo test failed ({status}) before any test ran: no data races reported");
             crate::arguments::hint_typo(args);
         } else {
             eprintln!(
-                "cargo racer: no data races reported, but cargo test failed ({status}; {} passed, {} failed)",
+                "cargo racer: no data races reported, but cargo test failed ({status}; {} passed, {} failed{unchecked})",
                 t.passed, t.failed
             );
         }
@@ -148,7 +177,23 @@ mod tests {
         ] {
             t.line(l);
         }
-        assert_eq!(t, Tally { races: 1, passed: 4, failed: 2, failed_binaries: 1 });
+        assert_eq!(
+            t,
+            Tally { races: 1, passed: 4, failed: 2, failed_binaries: 1, started_binaries: 0, unchecked_binaries: 0 }
+        );
+    }
+
+    #[test]
+    fn tally_counts_started_and_unchecked_binaries() {
+        let mut t = Tally::default();
+        for l in [
+            "     Running tests/bounded.rs (target/debug/deps/bounded-80880619)",
+            "racer (loom stand-in): loom's types used outside any loom::model (first in capacity): such tests run unchecked",
+            "     Running unittests src/lib.rs (target/debug/deps/concurrent_queue-34c7e3d5)",
+        ] {
+            t.line(l);
+        }
+        assert_eq!((t.started_binaries, t.unchecked_binaries), (2, 1));
     }
 
     #[test]

@@ -49,6 +49,7 @@
 
 pub mod alloc;
 pub mod cell;
+mod outside;
 // loom has it behind its `futures` feature; it needs no dependency here, so it is always built
 // (the feature exists so that crates asking for it resolve).
 pub mod future;

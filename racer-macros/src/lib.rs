@@ -328,22 +328,8 @@ fn expand_checked(func: ItemFn) -> TokenStream2 {
             let #report = ::racer::check(|| {
                 #result = ::core::option::Option::Some(#body_fn());
             });
-            if !#report.deadlocks().is_empty() {
-                ::std::panic!(
-                    "racer: {} data race(s) and {} deadlock(s) found in test `{}`:\n{}",
-                    #report.races().len(),
-                    #report.deadlocks().len(),
-                    #name,
-                    #report,
-                );
-            }
-            if !#report.is_empty() {
-                ::std::panic!(
-                    "racer: {} data race(s) found in test `{}`:\n{}",
-                    #report.len(),
-                    #name,
-                    #report,
-                );
+            if let ::core::option::Option::Some(message) = #report.failure_in_test(#name) {
+                ::std::panic!("{}", message);
             }
             match #result {
                 ::core::option::Option::Some(value) => value,

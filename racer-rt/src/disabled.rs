@@ -34,6 +34,12 @@ pub mod model {
         None
     }
 
+    /// Whether the calling thread runs in a model's iteration: never in this build.
+    #[inline]
+    pub fn inside() -> bool {
+        false
+    }
+
     impl Builder {
         /// Runs `f` once: this build has no scheduler.
         pub fn check<F>(&self, f: F)

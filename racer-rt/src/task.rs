@@ -85,6 +85,7 @@ impl<F: Future> Tracked<F> {
 }
 
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 impl<F> Tracked<F> {
     /// A task (with its `TaskEnd` kept by the caller, `racer::tokio`'s join handles).
     pub(crate) fn with_task(future: F, task: Task, site: &'static Location<'static>) -> Tracked<F> {
@@ -125,6 +126,7 @@ impl<F: Future> Future for Tracked<F> {
 /// A [`Tracked`] whose output is its future's (the join is the caller's own, as
 /// `racer::tokio`'s join handles make it).
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 pub(crate) struct AsTask<F>(pub(crate) Tracked<F>);
 
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
@@ -176,6 +178,7 @@ fn __racer_task_drop<F>(future: &mut Option<F>, task: &mut Task) {
 
 /// A blocking closure run as its task (`spawn_blocking`).
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 #[inline(never)]
 pub(crate) fn __racer_task_poll_blocking<R>(mut task: Task, f: impl FnOnce() -> R) -> R {
     let out = task.run(f);

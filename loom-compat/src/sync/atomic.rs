@@ -10,7 +10,19 @@
 
 use racer::sync::atomic as imp;
 
-pub use racer::sync::atomic::{compiler_fence, fence, Ordering};
+pub use racer::sync::atomic::{compiler_fence, Ordering};
+
+/// As std's `fence`: racer's (the C++ fence rules over its atomics) inside a model; outside
+/// one, std's, unchecked (see `crate::outside`).
+#[track_caller]
+#[inline]
+pub fn fence(order: Ordering) {
+    if crate::outside::checked() {
+        racer::sync::atomic::fence(order)
+    } else {
+        std::sync::atomic::fence(order)
+    }
+}
 
 /// The creation of a loom atomic: a checked write, as in loom, where `new` is the atomic's
 /// non-atomic initialisation. Every operation on the atomic is a checked read of it, so a
@@ -22,7 +34,11 @@ impl Creation {
     #[track_caller]
     #[inline]
     fn new() -> Creation {
-        Creation(racer::Shared::new_written(()))
+        if crate::outside::checked() {
+            Creation(racer::Shared::new_written(()))
+        } else {
+            Creation(racer::Shared::new(()))
+        }
     }
 
     /// An operation on the atomic at the caller's line.
@@ -31,6 +47,19 @@ impl Creation {
     fn reached(&self) {
         self.0.with(|_| ())
     }
+}
+
+/// A forwarding method's body: racer's atomic's method, the atomic's creation reached first;
+/// outside any model the real atomic's, unchecked (see `crate::outside`).
+macro_rules! forward {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {{
+        #[cfg(feature = "race-detect")]
+        if !crate::outside::checked() {
+            return $self.0.__unchecked().$method($($arg),*);
+        }
+        $self.1.reached();
+        $self.0.$method($($arg),*)
+    }};
 }
 
 // As std's atomics are: the creation's shadow cell is only ever read.
@@ -62,8 +91,7 @@ macro_rules! common_methods {
         #[track_caller]
         #[inline]
         pub unsafe fn unsync_load(&self) -> $v {
-            self.1.reached();
-            self.0.load(Ordering::Relaxed)
+            forward!(self.load(Ordering::Relaxed))
         }
 
         /// As std's `get_mut`.
@@ -82,32 +110,28 @@ macro_rules! common_methods {
         #[track_caller]
         #[inline]
         pub fn load(&self, order: Ordering) -> $v {
-            self.1.reached();
-            self.0.load(order)
+            forward!(self.load(order))
         }
 
         /// As std's `store`.
         #[track_caller]
         #[inline]
         pub fn store(&self, val: $v, order: Ordering) {
-            self.1.reached();
-            self.0.store(val, order)
+            forward!(self.store(val, order))
         }
 
         /// As std's `swap`.
         #[track_caller]
         #[inline]
         pub fn swap(&self, val: $v, order: Ordering) -> $v {
-            self.1.reached();
-            self.0.swap(val, order)
+            forward!(self.swap(val, order))
         }
 
         /// As std's `compare_exchange`.
         #[track_caller]
         #[inline]
         pub fn compare_exchange(&self, current: $v, new: $v, success: Ordering, failure: Ordering) -> Result<$v, $v> {
-            self.1.reached();
-            self.0.compare_exchange(current, new, success, failure)
+            forward!(self.compare_exchange(current, new, success, failure))
         }
 
         /// As std's `compare_exchange_weak`.
@@ -120,8 +144,7 @@ macro_rules! common_methods {
             success: Ordering,
             failure: Ordering,
         ) -> Result<$v, $v> {
-            self.1.reached();
-            self.0.compare_exchange_weak(current, new, success, failure)
+            forward!(self.compare_exchange_weak(current, new, success, failure))
         }
 
         /// As std's (deprecated) `compare_and_swap`, which loom still offers.
@@ -134,8 +157,7 @@ macro_rules! common_methods {
                 Ordering::AcqRel | Ordering::Acquire => Ordering::Acquire,
                 _ => Ordering::SeqCst,
             };
-            self.1.reached();
-            match self.0.compare_exchange(current, new, order, failure) {
+            match self.compare_exchange(current, new, order, failure) {
                 Ok(v) | Err(v) => v,
             }
         }
@@ -147,8 +169,7 @@ macro_rules! common_methods {
         where
             F: FnMut($v) -> Option<$v>,
         {
-            self.1.reached();
-            self.0.fetch_update(set_order, fetch_order, f)
+            forward!(self.fetch_update(set_order, fetch_order, f))
         }
     };
 }
@@ -160,8 +181,7 @@ macro_rules! rmw_methods {
         #[track_caller]
         #[inline]
         pub fn $method(&self, val: $v, order: Ordering) -> $v {
-            self.1.reached();
-            self.0.$method(val, order)
+            forward!(self.$method(val, order))
         }
     )*};
 }

@@ -89,11 +89,9 @@ impl Report {
     }
 }
 
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.races.is_empty() && self.deadlocks.is_empty() {
-            return writeln!(f, "racer: no data races found");
-        }
+impl Report {
+    /// Every report's block, then one line counting them.
+    fn write_with_count(&self, f: &mut impl fmt::Write, place: &str) -> fmt::Result {
         for race in &self.races {
             write!(f, "{race}")?;
         }
@@ -101,9 +99,35 @@ impl fmt::Display for Report {
             write!(f, "{deadlock}")?;
         }
         if self.deadlocks.is_empty() {
-            writeln!(f, "racer: {} data race(s) found", self.races.len())
+            writeln!(f, "racer: {} data race(s) found{place}", self.races.len())
         } else {
-            writeln!(f, "racer: {} data race(s) and {} deadlock(s) found", self.races.len(), self.deadlocks.len())
+            writeln!(
+                f,
+                "racer: {} data race(s) and {} deadlock(s) found{place}",
+                self.races.len(),
+                self.deadlocks.len()
+            )
         }
+    }
+
+    /// The failure message of `#[racer::test]` `test` (`None` when nothing was found): the
+    /// report with its count line naming the test, once.
+    #[doc(hidden)]
+    pub fn failure_in_test(&self, test: &str) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        let mut out = String::new();
+        let _ = self.write_with_count(&mut out, &format!(" in test `{test}`"));
+        Some(out)
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.races.is_empty() && self.deadlocks.is_empty() {
+            return writeln!(f, "racer: no data races found");
+        }
+        self.write_with_count(f, "")
     }
 }

@@ -57,6 +57,10 @@ fn write(config: &'static options::Config, text: &str, what: &str) {
         }
         // Not through `std::io::stderr()`: its lock may be held by a thread that is about to
         // report a race itself and wait for `WRITING`.
+        // A JSON report starts on a line of its own: standard error may be in the middle of
+        // one (libtest's `cargo test -q` progress dots), and readers take the lines that start
+        // with `{`.
+        None if config.options.report == ReportFormat::Json => write_stderr(&format!("\n{text}")),
         None => write_stderr(text),
     }
     exit::count_written(what == "deadlock");

@@ -54,7 +54,7 @@ fn member_slow() -> Option<(Arc<Scheduler>, usize)> {
 /// points instead of blocking).
 #[inline]
 pub fn in_model() -> bool {
-    member().is_some()
+    MODELS.any() && MEMBER.try_with(|m| m.try_borrow().is_ok_and(|m| m.is_some())).unwrap_or(false)
 }
 
 /// Whether a timed wait's time ran out.

@@ -252,6 +252,13 @@ pub fn current_iteration() -> Option<u64> {
     schedule::current_iteration()
 }
 
+/// Whether the calling thread runs in a model's iteration (one relaxed load while no model
+/// runs anywhere).
+#[inline]
+pub fn inside() -> bool {
+    schedule::in_model()
+}
+
 /// Runs `f` under controlled schedules with the default [`Builder`], as `loom::model`.
 #[track_caller]
 pub fn model<F>(f: F)

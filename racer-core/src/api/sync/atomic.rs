@@ -660,6 +660,14 @@ macro_rules! atomic_int {
 
             common_methods!($int, stringify!($atomic));
             rmw_methods!($int, stringify!($atomic), fetch_add, fetch_sub, fetch_and, fetch_nand, fetch_or, fetch_xor, fetch_max, fetch_min);
+
+    /// The real atomic, for code that must not be checked (racer's loom stand-in outside any
+    /// model: a loom test run without a model, which loom itself would refuse). Not API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn __unchecked(&self) -> &std::sync::atomic::$atomic {
+        &self.inner
+    }
         }
 
         impl Default for $atomic {
@@ -719,6 +727,14 @@ impl AtomicBool {
     common_methods!(bool, "AtomicBool");
     rmw_methods!(bool, "AtomicBool", fetch_and, fetch_nand, fetch_or, fetch_xor);
 
+    /// The real atomic, for code that must not be checked (racer's loom stand-in outside any
+    /// model: a loom test run without a model, which loom itself would refuse). Not API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn __unchecked(&self) -> &std::sync::atomic::AtomicBool {
+        &self.inner
+    }
+
     /// Logical "not" of the current value, as std's (an RMW).
     #[track_caller]
     pub fn fetch_not(&self, order: Ordering) -> bool {
@@ -764,6 +780,14 @@ impl<T> AtomicPtr<T> {
     }
 
     common_methods!(*mut T, "AtomicPtr");
+
+    /// The real atomic, for code that must not be checked (racer's loom stand-in outside any
+    /// model: a loom test run without a model, which loom itself would refuse). Not API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn __unchecked(&self) -> &std::sync::atomic::AtomicPtr<T> {
+        &self.inner
+    }
 
     /// One read-modify-write of the pointer: `f` of the old value is stored, the old value is
     /// returned. std's pointer RMWs are newer than racer's minimum Rust (1.88), so the real
