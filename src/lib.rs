@@ -11,6 +11,9 @@
 pub use racer_macros::test;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
+pub use racer_rt::__in_check;
+#[cfg(feature = "race-detect")]
+#[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]

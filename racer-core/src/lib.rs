@@ -48,6 +48,8 @@ pub use provenance::stack;
 pub use provenance::stack::cfi_walk;
 
 pub use api::check::check;
+#[doc(hidden)]
+pub use api::check::in_check as __in_check;
 pub use api::shared::Shared;
 pub use report::{Access, AccessKind, Frame, Race, RaceKind, Report};
 pub use report::{BlockedThread, Deadlock, DeadlockKind, LockEdge, LockMode, LockUse};

@@ -59,6 +59,9 @@ pub mod model {
 }
 #[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 pub use disabled::model;
+#[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
+#[doc(hidden)]
+pub use racer_core::__in_check;
 /// The paper tests' trace language and all-pairs oracle (`racer-rt/tests/paper_*.rs`): test
 /// machinery, not API.
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]

@@ -8,6 +8,13 @@ use crate::report::Report;
 use crate::runtime::check_scope::{join_group, leave_group, CheckScope};
 use crate::runtime::thread_state::with_current;
 
+/// Whether the calling thread runs inside a `racer::check` (or was spawned, transitively, by
+/// one that does): for racer's loom stand-in, which checks only there and in models.
+#[doc(hidden)]
+pub fn in_check() -> bool {
+    crate::runtime::thread_state::in_check()
+}
+
 /// Runs `f` on the calling thread, collecting every race and deadlock found meanwhile in this
 /// thread and the threads it spawns (transitively) into the returned report. When a deadlock
 /// that cannot resolve ends the check, the panics it unwinds the check's threads with are not

@@ -101,6 +101,17 @@ pub fn with_current<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
         .flatten()
 }
 
+/// Whether the calling thread (or task) reports to an open `racer::check`, without registering
+/// a thread racer has not seen yet (which is in none).
+pub fn in_check() -> bool {
+    STATE
+        .try_with(|cell| {
+            cell.try_borrow()
+                .is_ok_and(|s| s.as_ref().is_some_and(|t| t.scope.as_ref().is_some_and(|c| !c.is_closed())))
+        })
+        .unwrap_or(false)
+}
+
 impl ThreadState {
     /// A thread racer did not spawn: ordered after the end of every such thread that ended
     /// before it (see `ENDED_UNSPAWNED`), and after nothing else. `None` when no slot is left.
