@@ -276,7 +276,8 @@ impl CellBirth {
         &self.frames
     }
 
-    fn thread_label(&self) -> String {
+    /// How the report names who made the access (`thread 'a'`, `thread T4`, `task 7`).
+    pub(crate) fn thread_label(&self) -> String {
         actor_label(&self.thread_name, self.thread_id, self.task)
     }
 }
@@ -420,7 +421,8 @@ impl Access {
         }
     }
 
-    fn thread_label(&self) -> String {
+    /// How the report names who made the access (`thread 'a'`, `thread T4`, `task 7`).
+    pub(crate) fn thread_label(&self) -> String {
         actor_label(&self.thread_name, self.thread_id, self.task)
     }
 

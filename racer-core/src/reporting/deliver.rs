@@ -122,11 +122,7 @@ fn relaxed_pair(prev: &Record, previous: &Access) -> Option<crate::report::Atomi
         return None;
     }
     let stores = prev.info.thread.stores();
-    let storer = match previous.thread_name() {
-        Some(name) => format!("thread '{name}'"),
-        None => format!("thread T{}", previous.thread_id()),
-    };
-    atomic_log::pair(&loads, &stores, storer)
+    atomic_log::pair(&loads, &stores, previous.thread_label())
 }
 
 fn cell_birth(first: &AccessInfo) -> CellBirth {
