@@ -64,54 +64,14 @@ fn run(mut cmd: Command) -> Run {
 /// The registry sources of the pinned crates, fetched by `cargo metadata`: name -> directory.
 fn registry_source(name: &str) -> PathBuf {
     static SOURCES: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
-    let sources = SOURCES.get_or_init(|| {
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.args(["metadata", "--format-version", "1", "--manifest-path"])
-            .arg(repo().join("real-crates/async-suites/Cargo.toml"));
-        let r = run(cmd);
-        assert!(r.success, "cargo metadata fetches the crates\n{}", r.all());
-        let meta: serde_json::Value = serde_json::from_str(&r.stdout).expect("metadata is JSON");
-        meta["packages"]
-            .as_array()
-            .expect("packages")
-            .iter()
-            .filter(|p| p["source"].as_str().is_some_and(|s| s.starts_with("registry+")))
-            .map(|p| {
-                let manifest = PathBuf::from(p["manifest_path"].as_str().expect("manifest_path"));
-                (p["name"].as_str().unwrap().to_owned(), manifest.parent().unwrap().to_owned())
-            })
-            .collect()
-    });
+    let manifest = repo().join("real-crates/async-suites/Cargo.toml");
+    let sources = SOURCES.get_or_init(|| child_cargo::registry_sources(&manifest, TIMEOUT));
     sources.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} among the fetched crates")).1.clone()
 }
 
-/// A fresh copy of `from` at `<tmp>/racer-async-suites-<target hash>/<label>`: outside this
-/// repository, at the same path on every run so that its build is incremental.
+/// A fresh copy of `from` (see `child_cargo::fresh_copy`).
 fn fresh_copy(from: &Path, label: &str) -> PathBuf {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    real_crates_target().hash(&mut h);
-    let to = std::env::temp_dir().join(format!("racer-async-suites-{:016x}", h.finish())).join(label);
-    let _ = std::fs::remove_dir_all(&to);
-    copy_dir(from, &to);
-    to
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("creating the copy");
-    for entry in std::fs::read_dir(from).expect("reading the source") {
-        let entry = entry.expect("an entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("its type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copying a file");
-            let mut perms = std::fs::metadata(&target).expect("its metadata").permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            std::fs::set_permissions(&target, perms).expect("making it writable");
-        }
-    }
+    child_cargo::fresh_copy("racer-async-suites", from, label)
 }
 
 /// One rule of the swap: `from` replaced by `to` where it starts a path (not after an identifier

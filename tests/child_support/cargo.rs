@@ -1,5 +1,5 @@
 //! A child `cargo` (or the `cargo-racer` it built) run by the suites that fetch published crates
-//! from the registry (`tests/loom_suites.rs`, `tests/real_crates.rs`), and the switch that runs
+//! from the registry (`tests/loom_suites.rs`, `tests/async_suites.rs`, `tests/real_crates.rs`), and the switch that runs
 //! them: they take minutes and need the registry, so a plain `cargo test` skips them, with a
 //! printed line, unless `RACER_REGISTRY_SUITES=1` (which `.ci/run` sets).
 // Each suite uses its part.
@@ -132,4 +132,55 @@ fn race_lines_ignore_the_all_clear() {
     };
     assert_eq!(run.race_lines(), ["WARNING: racer: data race (flow: ...)"]);
     assert_eq!(run.passed(), 15);
+}
+
+/// The registry sources of the crates a fetch manifest pins (`real-crates/<suite>/Cargo.toml`),
+/// fetched by `cargo metadata`: name -> directory.
+pub fn registry_sources(manifest: &Path, timeout: Duration) -> Vec<(String, PathBuf)> {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["metadata", "--format-version", "1", "--manifest-path"]).arg(manifest);
+    cmd.env_remove("RUSTFLAGS").env_remove("RACER_OPTIONS");
+    let r = run(cmd, timeout);
+    assert!(r.success, "cargo metadata fetches the crates\n{}", r.all());
+    let meta: serde_json::Value = serde_json::from_str(&r.stdout).expect("metadata is JSON");
+    meta["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .filter(|p| p["source"].as_str().is_some_and(|s| s.starts_with("registry+")))
+        .map(|p| {
+            let manifest = PathBuf::from(p["manifest_path"].as_str().expect("manifest_path"));
+            (p["name"].as_str().unwrap().to_owned(), manifest.parent().unwrap().to_owned())
+        })
+        .collect()
+}
+
+/// A fresh copy of `from` at `<tmp>/<suite>-<target hash>/<label>`: outside this repository
+/// (cargo would take a copy inside it for a member of this workspace), at the same path on
+/// every run so that its build is incremental.
+pub fn fresh_copy(suite: &str, from: &Path, label: &str) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    real_crates_target().hash(&mut h);
+    let to = std::env::temp_dir().join(format!("{suite}-{:016x}", h.finish())).join(label);
+    let _ = std::fs::remove_dir_all(&to);
+    copy_dir(from, &to);
+    to
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("creating the copy");
+    for entry in std::fs::read_dir(from).expect("reading the source") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("its type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copying a file");
+            let mut perms = std::fs::metadata(&target).expect("its metadata").permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&target, perms).expect("making it writable");
+        }
+    }
 }
