@@ -83,73 +83,108 @@ pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
     (Sender { inner: tx, created }, Receiver { inner: rx })
 }
 
-impl<T> Receiver<T> {
-    /// Receives the next value: as tokio's `recv`.
-    #[track_caller]
-    pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
-        let at = Location::caller();
-        async move { self.inner.recv().await.map(|m| m.received(at)) }
-    }
+/// The methods tokio's two receivers share (`Receiver`, `UnboundedReceiver`): each message
+/// received is acquired, at the caller's line.
+macro_rules! receiver_methods {
+    () => {
+        /// Receives the next value: as tokio's `recv`.
+        #[track_caller]
+        pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
+            let at = Location::caller();
+            async move { self.inner.recv().await.map(|m| m.received(at)) }
+        }
 
-    /// Receives up to `limit` values into `buffer`: as tokio's `recv_many`.
-    #[track_caller]
-    pub fn recv_many<'a, 'b>(
-        &'a mut self,
-        buffer: &'b mut Vec<T>,
-        limit: usize,
-    ) -> impl Future<Output = usize> + use<'a, 'b, T> {
-        let at = Location::caller();
-        async move {
+        /// Receives up to `limit` values into `buffer`: as tokio's `recv_many`.
+        #[track_caller]
+        pub fn recv_many<'a, 'b>(
+            &'a mut self,
+            buffer: &'b mut Vec<T>,
+            limit: usize,
+        ) -> impl Future<Output = usize> + use<'a, 'b, T> {
+            let at = Location::caller();
+            async move {
+                let mut messages = Vec::new();
+                let n = self.inner.recv_many(&mut messages, limit).await;
+                received_many(messages, buffer, at);
+                n
+            }
+        }
+
+        /// Receives the next value if there is one: as tokio's `try_recv`.
+        #[track_caller]
+        pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+            let at = Location::caller();
+            self.inner.try_recv().map(|m| m.received(at))
+        }
+
+        /// Receives the next value, blocking the thread: as tokio's `blocking_recv`.
+        #[track_caller]
+        pub fn blocking_recv(&mut self) -> Option<T> {
+            let at = Location::caller();
+            self.inner.blocking_recv().map(|m| m.received(at))
+        }
+
+        /// Receives up to `limit` values, blocking the thread: as tokio's `blocking_recv_many`.
+        #[track_caller]
+        pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+            let at = Location::caller();
             let mut messages = Vec::new();
-            let n = self.inner.recv_many(&mut messages, limit).await;
+            let n = self.inner.blocking_recv_many(&mut messages, limit);
             received_many(messages, buffer, at);
             n
         }
-    }
 
-    /// Receives the next value if there is one: as tokio's `try_recv`.
-    #[track_caller]
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let at = Location::caller();
-        self.inner.try_recv().map(|m| m.received(at))
-    }
+        /// Closes the receiving half, without dropping it.
+        pub fn close(&mut self) {
+            self.inner.close();
+        }
 
-    /// Receives the next value, blocking the thread: as tokio's `blocking_recv`.
-    #[track_caller]
-    pub fn blocking_recv(&mut self) -> Option<T> {
-        let at = Location::caller();
-        self.inner.blocking_recv().map(|m| m.received(at))
-    }
+        /// Whether the channel is closed.
+        pub fn is_closed(&self) -> bool {
+            self.inner.is_closed()
+        }
 
-    /// Receives up to `limit` values, blocking the thread: as tokio's `blocking_recv_many`.
-    #[track_caller]
-    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        let at = Location::caller();
-        let mut messages = Vec::new();
-        let n = self.inner.blocking_recv_many(&mut messages, limit);
-        received_many(messages, buffer, at);
-        n
-    }
+        /// Whether no message is queued.
+        pub fn is_empty(&self) -> bool {
+            self.inner.is_empty()
+        }
 
-    /// Closes the receiving half, without dropping it.
-    pub fn close(&mut self) {
-        self.inner.close();
-    }
+        /// How many messages are queued.
+        pub fn len(&self) -> usize {
+            self.inner.len()
+        }
 
-    /// Whether the channel is closed.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
-    }
+        /// Polls for the next value: as tokio's `poll_recv`.
+        #[track_caller]
+        pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+            let at = Location::caller();
+            self.inner.poll_recv(cx).map(|m| m.map(|m| m.received(at)))
+        }
 
-    /// Whether no message is queued.
-    pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
-    }
+        /// Polls for up to `limit` values: as tokio's `poll_recv_many`.
+        #[track_caller]
+        pub fn poll_recv_many(&mut self, cx: &mut Context<'_>, buffer: &mut Vec<T>, limit: usize) -> Poll<usize> {
+            let at = Location::caller();
+            let mut messages = Vec::new();
+            let poll = self.inner.poll_recv_many(cx, &mut messages, limit);
+            received_many(messages, buffer, at);
+            poll
+        }
 
-    /// How many messages are queued.
-    pub fn len(&self) -> usize {
-        self.inner.len()
-    }
+        /// How many senders keep the channel open.
+        pub fn sender_strong_count(&self) -> usize {
+            self.inner.sender_strong_count()
+        }
+
+        /// How many weak senders there are.
+        pub fn sender_weak_count(&self) -> usize {
+            self.inner.sender_weak_count()
+        }
+    };
+}
+
+impl<T> Receiver<T> {
+    receiver_methods!();
 
     /// How many more messages the channel has room for.
     pub fn capacity(&self) -> usize {
@@ -159,33 +194,6 @@ impl<T> Receiver<T> {
     /// The channel's bound.
     pub fn max_capacity(&self) -> usize {
         self.inner.max_capacity()
-    }
-
-    /// Polls for the next value: as tokio's `poll_recv`.
-    #[track_caller]
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        let at = Location::caller();
-        self.inner.poll_recv(cx).map(|m| m.map(|m| m.received(at)))
-    }
-
-    /// Polls for up to `limit` values: as tokio's `poll_recv_many`.
-    #[track_caller]
-    pub fn poll_recv_many(&mut self, cx: &mut Context<'_>, buffer: &mut Vec<T>, limit: usize) -> Poll<usize> {
-        let at = Location::caller();
-        let mut messages = Vec::new();
-        let poll = self.inner.poll_recv_many(cx, &mut messages, limit);
-        received_many(messages, buffer, at);
-        poll
-    }
-
-    /// How many senders keep the channel open.
-    pub fn sender_strong_count(&self) -> usize {
-        self.inner.sender_strong_count()
-    }
-
-    /// How many weak senders there are.
-    pub fn sender_weak_count(&self) -> usize {
-        self.inner.sender_weak_count()
     }
 }
 
@@ -455,99 +463,7 @@ pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
 }
 
 impl<T> UnboundedReceiver<T> {
-    /// Receives the next value: as tokio's `recv`.
-    #[track_caller]
-    pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
-        let at = Location::caller();
-        async move { self.inner.recv().await.map(|m| m.received(at)) }
-    }
-
-    /// Receives up to `limit` values into `buffer`: as tokio's `recv_many`.
-    #[track_caller]
-    pub fn recv_many<'a, 'b>(
-        &'a mut self,
-        buffer: &'b mut Vec<T>,
-        limit: usize,
-    ) -> impl Future<Output = usize> + use<'a, 'b, T> {
-        let at = Location::caller();
-        async move {
-            let mut messages = Vec::new();
-            let n = self.inner.recv_many(&mut messages, limit).await;
-            received_many(messages, buffer, at);
-            n
-        }
-    }
-
-    /// Receives the next value if there is one: as tokio's `try_recv`.
-    #[track_caller]
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let at = Location::caller();
-        self.inner.try_recv().map(|m| m.received(at))
-    }
-
-    /// Receives the next value, blocking the thread: as tokio's `blocking_recv`.
-    #[track_caller]
-    pub fn blocking_recv(&mut self) -> Option<T> {
-        let at = Location::caller();
-        self.inner.blocking_recv().map(|m| m.received(at))
-    }
-
-    /// Receives up to `limit` values, blocking the thread: as tokio's `blocking_recv_many`.
-    #[track_caller]
-    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        let at = Location::caller();
-        let mut messages = Vec::new();
-        let n = self.inner.blocking_recv_many(&mut messages, limit);
-        received_many(messages, buffer, at);
-        n
-    }
-
-    /// Closes the receiving half, without dropping it.
-    pub fn close(&mut self) {
-        self.inner.close();
-    }
-
-    /// Whether the channel is closed.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
-    }
-
-    /// Whether no message is queued.
-    pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
-    }
-
-    /// How many messages are queued.
-    pub fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// Polls for the next value: as tokio's `poll_recv`.
-    #[track_caller]
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        let at = Location::caller();
-        self.inner.poll_recv(cx).map(|m| m.map(|m| m.received(at)))
-    }
-
-    /// Polls for up to `limit` values: as tokio's `poll_recv_many`.
-    #[track_caller]
-    pub fn poll_recv_many(&mut self, cx: &mut Context<'_>, buffer: &mut Vec<T>, limit: usize) -> Poll<usize> {
-        let at = Location::caller();
-        let mut messages = Vec::new();
-        let poll = self.inner.poll_recv_many(cx, &mut messages, limit);
-        received_many(messages, buffer, at);
-        poll
-    }
-
-    /// How many senders keep the channel open.
-    pub fn sender_strong_count(&self) -> usize {
-        self.inner.sender_strong_count()
-    }
-
-    /// How many weak senders there are.
-    pub fn sender_weak_count(&self) -> usize {
-        self.inner.sender_weak_count()
-    }
+    receiver_methods!();
 }
 
 impl<T> fmt::Debug for UnboundedReceiver<T> {
