@@ -79,7 +79,10 @@ impl Task {
         if self.state.is_none() {
             return f();
         }
-        let _running = Running::enter(self);
+        // Walks of the task's stacks end here: the executor's frames further out are never
+        // shown (see `stack::TASK_POLL`), and a worker's stack is deep.
+        let ceiling = 0u8;
+        let _running = Running::enter(self, std::hint::black_box(&ceiling) as *const u8 as usize);
         f()
     }
 
@@ -95,7 +98,7 @@ impl Task {
             return;
         }
         let end = self.end.clone();
-        let running = Running::enter(self);
+        let running = Running::enter(self, 0);
         // Dropped installed, as a thread's state is dropped on its own thread: the exit post
         // and the slot's release are the task's.
         let mut gone = None;
@@ -126,20 +129,28 @@ impl std::fmt::Debug for Task {
 struct Running<'a> {
     task: &'a mut Task,
     installed: bool,
+    /// The thread's stack walk bounds before the poll's ceiling.
+    walk_range: (usize, usize),
 }
 
 impl<'a> Running<'a> {
-    fn enter(task: &'a mut Task) -> Running<'a> {
+    /// Installs `task`; walks of its stack end at the frame holding `ceiling` (0: no ceiling).
+    fn enter(task: &'a mut Task, ceiling: usize) -> Running<'a> {
         let installed = swap_current(&mut task.state);
         if installed {
             task.exchange_locals();
         }
-        Running { task, installed }
+        let walk_range = stack::walk_range();
+        if ceiling != 0 {
+            stack::set_walk_ceiling(ceiling);
+        }
+        Running { task, installed, walk_range }
     }
 }
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
+        stack::restore_walk_range(self.walk_range);
         if self.installed {
             self.task.exchange_locals();
             swap_current(&mut self.task.state);

@@ -110,6 +110,25 @@ pub fn set_walk_ceiling(address: usize) {
     let _ = address;
 }
 
+/// The calling thread's walk bounds as they are now, to give back to `restore_walk_range`
+/// after a nested ceiling (a task's poll, see `api::task`).
+pub fn walk_range() -> (usize, usize) {
+    // Looked up first if it was not yet: else each restore would make the next walk (and
+    // the next ceiling) ask the system for the thread's stack again.
+    #[cfg(target_os = "linux")]
+    return stack_range().and_then(|_| STACK_RANGE.try_with(std::cell::Cell::get).ok()).unwrap_or((0, 0));
+    #[cfg(not(target_os = "linux"))]
+    (0, 0)
+}
+
+/// Puts back bounds that `walk_range` returned.
+pub fn restore_walk_range(range: (usize, usize)) {
+    #[cfg(target_os = "linux")]
+    let _ = STACK_RANGE.try_with(|r| r.set(range));
+    #[cfg(not(target_os = "linux"))]
+    let _ = range;
+}
+
 /// Lets walks of the calling thread's stack reach its base again: the thread's closure has
 /// returned, and thread-local destructors run further out than its ceiling.
 pub fn clear_walk_ceiling() {

@@ -14,6 +14,9 @@ mod resolve;
 
 #[cfg(target_os = "linux")]
 pub use capture::stack_range;
-pub use capture::{capture, capture_access, capture_access_holding, clear_walk_ceiling, set_walk_ceiling, unwind};
+pub use capture::{
+    capture, capture_access, capture_access_holding, clear_walk_ceiling, restore_walk_range, set_walk_ceiling, unwind,
+    walk_range,
+};
 pub use depot::{after_sync, depot_len, held_locks, is_creation, set_history, site, StackId, CREATION};
 pub use resolve::{cut_at_untracked_task, resolve, resolve_shown, TASK_POLL};
