@@ -11,6 +11,8 @@ use std::process::{Command, ExitCode, ExitStatus, Stdio};
 #[derive(Default, Debug, PartialEq)]
 pub struct Tally {
     pub races: usize,
+    /// Deadlock reports: real hangs, re-locks and lock-order inversions.
+    pub deadlocks: usize,
     pub passed: usize,
     pub failed: usize,
     /// Test binaries that cargo saw fail (`error: test failed, to rerun pass ...`).
@@ -25,6 +27,9 @@ impl Tally {
     fn line(&mut self, line: &str) {
         if line.contains("WARNING: racer: data race") {
             self.races += 1;
+        }
+        if line.contains("WARNING: racer: deadlock") || line.contains("WARNING: racer: lock-order inversion") {
+            self.deadlocks += 1;
         }
         if line.starts_with("error: test failed, to rerun pass") {
             self.failed_binaries += 1;
@@ -51,6 +56,7 @@ impl Tally {
 
     fn add(&mut self, other: Tally) {
         self.races += other.races;
+        self.deadlocks += other.deadlocks;
         self.passed += other.passed;
         self.failed += other.failed;
         self.failed_binaries += other.failed_binaries;
@@ -110,7 +116,11 @@ fn pump(from: impl Read, mut to: impl Write, keep: bool) -> (Tally, String) {
 pub fn summary(outcome: Option<&Outcome>, args: &Args) -> ExitCode {
     let Some(Outcome { status, tally: t, .. }) = outcome.filter(|o| !interrupt::stopped(&o.status)) else {
         let races = outcome.map_or(0, |o| o.tally.races);
-        eprintln!("cargo racer: interrupted ({races} data race(s) reported before that)");
+        let deadlocks = match outcome.map_or(0, |o| o.tally.deadlocks) {
+            0 => String::new(),
+            n => format!(" and {n} deadlock(s)"),
+        };
+        eprintln!("cargo racer: interrupted ({races} data race(s){deadlocks} reported before that)");
         return ExitCode::from(130);
     };
     let code = status.code().unwrap_or(1);
@@ -121,9 +131,13 @@ pub fn summary(outcome: Option<&Outcome>, args: &Args) -> ExitCode {
             if n == 1 { "y" } else { "ies" }
         ),
     };
-    let exit = if t.races > 0 {
+    let exit = if t.races + t.deadlocks > 0 {
+        let deadlocks = match t.deadlocks {
+            0 => String::new(),
+            n => format!(" and {n} deadlock(s)"),
+        };
         eprintln!(
-            "cargo racer: {} data race(s) reported ({} test(s) passed, {} failed{unchecked})",
+            "cargo racer: {} data race(s){deadlocks} reported ({} test(s) passed, {} failed{unchecked})",
             t.races, t.passed, t.failed
         );
         if code == 0 {
@@ -179,8 +193,29 @@ mod tests {
         }
         assert_eq!(
             t,
-            Tally { races: 1, passed: 4, failed: 2, failed_binaries: 1, started_binaries: 0, unchecked_binaries: 0 }
+            Tally {
+                races: 1,
+                deadlocks: 0,
+                passed: 4,
+                failed: 2,
+                failed_binaries: 1,
+                started_binaries: 0,
+                unchecked_binaries: 0
+            }
         );
+    }
+
+    #[test]
+    fn tally_counts_deadlock_reports() {
+        let mut t = Tally::default();
+        for l in [
+            "WARNING: racer: lock-order inversion (potential deadlock): a cycle of 2 locks",
+            "WARNING: racer: deadlock: thread 'a' locks Mutex again at src/a.rs:3:5 while holding it",
+            "racer: 0 data race(s) and 2 deadlock(s) reported; exiting with status 66",
+        ] {
+            t.line(l);
+        }
+        assert_eq!((t.races, t.deadlocks), (0, 2));
     }
 
     #[test]

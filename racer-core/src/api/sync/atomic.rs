@@ -403,20 +403,31 @@ struct Stamp;
 
 const KNOWN: usize = 64;
 
-thread_local! {
+/// The calling thread's known stamps (see `KNOWN_STAMPS`).
+struct Known {
     /// Direct-mapped by stamp: `(stamp, joined)`. Invariant: an entry `(s, true)` means this
     /// thread's clock holds the clock stamped `s`; `(s, false)` that its clock and its
     /// Relaxed-read clock (see `fence`) together do, so that an acquire fence would give it the
     /// clock. Clocks only grow, so an entry stays true.
-    static KNOWN_STAMPS: std::cell::RefCell<[(u64, bool); KNOWN]> = const { std::cell::RefCell::new([(0, false); KNOWN]) };
+    entries: [(u64, bool); KNOWN],
+    /// Some entry was written since the last `forget_known_stamps`.
+    written: bool,
+}
+
+thread_local! {
+    static KNOWN_STAMPS: std::cell::RefCell<Known> =
+        const { std::cell::RefCell::new(Known { entries: [(0, false); KNOWN], written: false }) };
 }
 
 /// Forgets the calling thread's known stamps: its clock is about to be another's (a task's
-/// poll installs the task's clock, see `api::task`), which may not hold them.
+/// poll installs the task's clock, see `api::task`), which may not hold them. Clears only what
+/// was written: a poll of a task that used no atomic costs a flag's test.
 pub(crate) fn forget_known_stamps() {
     let _ = KNOWN_STAMPS.try_with(|k| {
         if let Ok(mut k) = k.try_borrow_mut() {
-            *k = [(0, false); KNOWN];
+            if std::mem::take(&mut k.written) {
+                k.entries = [(0, false); KNOWN];
+            }
         }
     });
 }
@@ -433,7 +444,7 @@ impl Stamp {
         KNOWN_STAMPS
             .try_with(|k| {
                 k.try_borrow().is_ok_and(|k| {
-                    let (s, joined) = k[Self::slot(stamp)];
+                    let (s, joined) = k.entries[Self::slot(stamp)];
                     s == stamp && (joined || !acquire)
                 })
             })
@@ -444,9 +455,10 @@ impl Stamp {
     fn remember(stamp: u64, joined: bool) {
         let _ = KNOWN_STAMPS.try_with(|k| {
             if let Ok(mut k) = k.try_borrow_mut() {
-                let e = &mut k[Self::slot(stamp)];
+                let e = &mut k.entries[Self::slot(stamp)];
                 if e.0 != stamp || !e.1 {
                     *e = (stamp, joined);
+                    k.written = true;
                 }
             }
         });
