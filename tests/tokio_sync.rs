@@ -17,7 +17,6 @@ use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;
 use std::time::Duration;
 
-use racer::tokio::runtime::{Builder, Runtime};
 use racer::tokio::sync::{
     broadcast, mpsc, oneshot, watch, AcquireError, Barrier, Mutex, MutexGuard, Notify, OnceCell, OwnedMutexGuard,
     RwLock, RwLockReadGuard, RwLockWriteGuard, Semaphore, SetError, SetOnce, SetOnceError, TryAcquireError,
@@ -25,27 +24,11 @@ use racer::tokio::sync::{
 use racer::tokio::task;
 use racer::{RaceKind, Report, Shared};
 
-fn multi_thread() -> Runtime {
-    Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap()
-}
-
-fn current_thread() -> Runtime {
-    Builder::new_current_thread().enable_all().build().unwrap()
-}
-
-type NewRuntime = fn() -> Runtime;
-
-/// The two kinds of runtime, by name.
-fn runtimes() -> [(&'static str, NewRuntime); 2] {
-    [("multi-thread", multi_thread), ("current-thread", current_thread)]
-}
+#[path = "tokio_support/mod.rs"]
+mod tokio_support;
+use tokio_support::{check_on, current_thread, runtimes};
 
 const RUNS: usize = 10;
-
-/// Runs `body` on a new runtime of kind `rt` inside a `racer::check`.
-fn check_on<F: Future<Output = ()>>(rt: NewRuntime, body: impl FnOnce() -> F) -> Report {
-    racer::check(|| rt().block_on(body()))
-}
 
 /// `body` gives an empty report in each of `RUNS` runs on each runtime.
 fn no_report_every_run<F: Future<Output = ()>>(what: &str, body: impl Fn() -> F) {

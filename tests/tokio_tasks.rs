@@ -7,32 +7,14 @@
 
 use std::sync::Arc;
 
-use racer::tokio::runtime::{Builder, Runtime};
 use racer::tokio::task::{self, JoinSet};
 #[cfg(feature = "race-detect")]
 use racer::RaceKind;
-use racer::{Report, Shared};
+use racer::Shared;
 
-fn multi_thread() -> Runtime {
-    Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap()
-}
-
-fn current_thread() -> Runtime {
-    Builder::new_current_thread().enable_all().build().unwrap()
-}
-
-/// A way to make a runtime.
-type NewRuntime = fn() -> Runtime;
-
-/// The two kinds of runtime, by name.
-fn runtimes() -> [(&'static str, NewRuntime); 2] {
-    [("multi-thread", multi_thread), ("current-thread", current_thread)]
-}
-
-/// Runs `body` on a new runtime of kind `rt` inside a `racer::check`.
-fn check_on<F: std::future::Future<Output = ()>>(rt: NewRuntime, body: impl FnOnce() -> F) -> Report {
-    racer::check(|| rt().block_on(body()))
-}
+#[path = "tokio_support/mod.rs"]
+mod tokio_support;
+use tokio_support::{check_on, current_thread, runtimes};
 
 /// Two tasks writing one cell with nothing between them: a race, on both runtimes (on the
 /// current-thread one they run one after the other, but nothing orders them), in each of ten
@@ -193,7 +175,7 @@ fn local_tasks_are_ordered_by_their_thread() {
 #[cfg(feature = "race-detect")]
 #[test]
 fn a_task_racer_did_not_spawn_is_named_with_the_fix() {
-    let report = check_on(multi_thread, || async {
+    let report = check_on(tokio_support::multi_thread, || async {
         let cell = Arc::new(Shared::new(0u64));
         let (a, b) = (cell.clone(), cell.clone());
         racer::tokio::runtime::Handle::current().spawn(async move { unsafe { a.set(1) } }).await.unwrap();

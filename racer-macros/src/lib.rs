@@ -195,14 +195,9 @@ impl Args {
 
     /// The runtime's arguments, given to a function that is not async.
     fn no_runtime(&self) -> Result<(), TokenStream2> {
-        let given = [
-            self.flavor.as_ref().map(|f| f.to_token_stream()),
-            self.worker_threads.as_ref().map(|w| w.to_token_stream()),
-        ]
-        .into_iter()
-        .chain([self.start_paused.as_ref().map(|s| s.to_token_stream())])
-        .flatten()
-        .next();
+        let given = (self.flavor.as_ref().map(ToTokens::to_token_stream))
+            .or_else(|| self.worker_threads.as_ref().map(ToTokens::to_token_stream))
+            .or_else(|| self.start_paused.as_ref().map(ToTokens::to_token_stream));
         match given {
             Some(tokens) => Err(syn::Error::new_spanned(
                 tokens,

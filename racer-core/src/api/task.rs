@@ -17,7 +17,7 @@ use crate::provenance::stack;
 use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::rw_clocks::swap_last_shared_post;
 use crate::runtime::sync_clock::SyncClock;
-use crate::runtime::thread_state::{swap_current, with_current, ClockName, ThreadState};
+use crate::runtime::thread_state::{swap_current, with_current, ChildSeed, ClockName, ThreadState};
 
 /// What a task keeps of racer's per-thread state between its polls.
 ///
@@ -47,7 +47,7 @@ impl Task {
     /// names it in reports (else `task N`).
     pub fn spawn(name: Option<String>, site: &'static Location<'static>) -> (Task, TaskEnd) {
         let spawned_at = stack::capture();
-        let state = with_current(|t| t.fork_as(name, spawned_at, site, true)).flatten().map(|s| s.into_task_state());
+        let state = with_current(|t| t.fork_as(name, spawned_at, site, true)).flatten().map(ChildSeed::into_state);
         Task::with_state(state, site)
     }
 

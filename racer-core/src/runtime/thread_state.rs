@@ -306,13 +306,10 @@ impl ChildSeed {
         STATE.with(|cell| *cell.borrow_mut() = Some(state));
     }
 
-    /// The state of a task, installed by each of its polls (`swap_current`). It keeps no
-    /// reserve of handles (`keep_reserve`): that is the running thread's.
-    pub fn into_task_state(self) -> ThreadState {
-        self.into_state()
-    }
-
-    fn into_state(self) -> ThreadState {
+    /// The new thread's state, not installed: `install` puts it in place on the new thread; a
+    /// task's is installed by each of its polls (`swap_current`) and keeps no reserve of
+    /// handles (`keep_reserve`), which is the running thread's.
+    pub fn into_state(self) -> ThreadState {
         ThreadState {
             slot: self.slot,
             clock: self.clock,
@@ -369,14 +366,15 @@ impl Drop for ThreadState {
             self.exited(posted);
         }
         let _ = SEEN_KEY.try_with(|s| s.set(crate::runtime::seen_key::NO_KEY));
-        if self.exit_epoch.is_none() && self.thread_ref.info().foreign {
+        let info = self.thread_ref.info();
+        if self.exit_epoch.is_none() && info.foreign {
             // A thread racer did not spawn ends: its exit is posted to the next such thread.
             self.exit_epoch = Some(self.clock.get(self.slot));
             ENDED_UNSPAWNED.lock().join(&self.clock);
         }
         crate::runtime::check_scope::leave_group(&self.scope);
         release_slot(self.slot, self.exit_epoch, self.clock.get(self.slot));
-        if !self.thread_ref.info().task {
+        if !info.task {
             ThreadRef::drop_reserve();
         }
     }
