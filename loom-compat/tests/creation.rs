@@ -1,6 +1,7 @@
-//! Creating a loom cell or atomic is a write, as in loom: a thread that reaches one published
-//! without a release (a Relaxed store of its pointer) races with its creation, and one
-//! published with Release/Acquire does not.
+//! Creating a loom cell is a write, as in loom: a thread that reaches one published without a
+//! release (a Relaxed store of its pointer) races with its creation, and one published with
+//! Release/Acquire does not. An atomic's creation is not checked (it has std's size: there is
+//! no room to keep it), and one published and used gives no false report.
 #![cfg(feature = "race-detect")]
 
 use std::panic::Location;
@@ -99,13 +100,6 @@ fn a_cell_published_with_release_and_acquire_is_ordered_after_its_creation() {
 fn add_to(atomic: &AtomicUsize) -> Site {
     atomic.fetch_add(1, Ordering::AcqRel);
     Location::caller()
-}
-
-#[test]
-fn an_atomic_published_with_a_relaxed_store_races_with_its_creation() {
-    let (report, created, touched) =
-        publish_then_touch(|| new_atomic(), Ordering::Relaxed, Ordering::Relaxed, |a| add_to(a));
-    assert_creation_race(&report, created, touched);
 }
 
 #[test]

@@ -6,7 +6,10 @@
 //! because code written for loom calls `with_mut` as an inherent method with no trait in scope.
 //!
 //! Every forwarding method is `#[track_caller]`, so racer attributes synchronisations to the
-//! caller's line.
+//! caller's line. Each has std's size and alignment (as loom's usize-sized ones do for the
+//! word-sized types), so code that asserts or computes layouts builds and runs as with loom;
+//! unlike the stand-in's cells, an atomic's creation is therefore not a checked write: there is
+//! no room for it, and the creation happens before the atomic has its final address.
 
 use racer::sync::atomic as imp;
 
@@ -24,53 +27,16 @@ pub fn fence(order: Ordering) {
     }
 }
 
-/// The creation of a loom atomic: a checked write, as in loom, where `new` is the atomic's
-/// non-atomic initialisation. Every operation on the atomic is a checked read of it, so a
-/// thread that reaches the atomic without being ordered after its creation (it was published
-/// with a Relaxed store) races with it. Dropping it checks nothing, as the stand-in cell's drop.
-struct Creation(racer::Shared<()>);
-
-impl Creation {
-    #[track_caller]
-    #[inline]
-    fn new() -> Creation {
-        if crate::outside::checked() {
-            Creation(racer::Shared::new_written(()))
-        } else {
-            Creation(racer::Shared::new(()))
-        }
-    }
-
-    /// An operation on the atomic at the caller's line.
-    #[track_caller]
-    #[inline]
-    fn reached(&self) {
-        self.0.with(|_| ())
-    }
-}
-
-/// A forwarding method's body: racer's atomic's method, the atomic's creation reached first;
-/// outside any model the real atomic's, unchecked (see `crate::outside`).
+/// A forwarding method's body: racer's atomic's method; outside any model the real atomic's,
+/// unchecked (see `crate::outside`).
 macro_rules! forward {
     ($self:ident . $method:ident ( $($arg:expr),* )) => {{
         #[cfg(feature = "race-detect")]
         if !crate::outside::checked() {
             return $self.0.__unchecked().$method($($arg),*);
         }
-        $self.1.reached();
         $self.0.$method($($arg),*)
     }};
-}
-
-// As std's atomics are: the creation's shadow cell is only ever read.
-impl std::panic::RefUnwindSafe for Creation {}
-impl std::panic::UnwindSafe for Creation {}
-
-impl Drop for Creation {
-    #[inline]
-    fn drop(&mut self) {
-        self.0.forget_accesses();
-    }
 }
 
 /// The methods every atomic has, for value type `$v`.
@@ -189,14 +155,15 @@ macro_rules! rmw_methods {
 macro_rules! atomic_int {
     ($($atomic:ident $int:ty;)*) => {$(
         #[doc = concat!("loom's `", stringify!($atomic), "`: racer's `", stringify!($atomic), "` with loom's `with_mut`.")]
-        pub struct $atomic(imp::$atomic, Creation);
+        #[repr(transparent)]
+        pub struct $atomic(imp::$atomic);
 
         impl $atomic {
             /// A new atomic holding `v`.
             #[track_caller]
             #[inline]
             pub fn new(v: $int) -> $atomic {
-                $atomic(imp::$atomic::new(v), Creation::new())
+                $atomic(imp::$atomic::new(v))
             }
 
             common_methods!($int);
@@ -239,14 +206,15 @@ atomic_int! {
 }
 
 /// loom's `AtomicBool`: racer's `AtomicBool` with loom's `with_mut`.
-pub struct AtomicBool(imp::AtomicBool, Creation);
+#[repr(transparent)]
+pub struct AtomicBool(imp::AtomicBool);
 
 impl AtomicBool {
     /// A new atomic holding `v`.
     #[track_caller]
     #[inline]
     pub fn new(v: bool) -> AtomicBool {
-        AtomicBool(imp::AtomicBool::new(v), Creation::new())
+        AtomicBool(imp::AtomicBool::new(v))
     }
 
     common_methods!(bool);
@@ -274,14 +242,15 @@ impl std::fmt::Debug for AtomicBool {
 }
 
 /// loom's `AtomicPtr`: racer's `AtomicPtr` with loom's `with_mut`.
-pub struct AtomicPtr<T>(imp::AtomicPtr<T>, Creation);
+#[repr(transparent)]
+pub struct AtomicPtr<T>(imp::AtomicPtr<T>);
 
 impl<T> AtomicPtr<T> {
     /// A new atomic holding `p`.
     #[track_caller]
     #[inline]
     pub fn new(p: *mut T) -> AtomicPtr<T> {
-        AtomicPtr(imp::AtomicPtr::new(p), Creation::new())
+        AtomicPtr(imp::AtomicPtr::new(p))
     }
 
     common_methods!(*mut T);

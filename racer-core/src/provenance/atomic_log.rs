@@ -238,7 +238,6 @@ pub fn pair(loads: &[LoadNote], stores: &[StoreNote], storer: String) -> Option<
         }
         Some(AtomicPair {
             object: load.object,
-            created: load.created,
             store_site: store.site,
             store_order: store.order,
             store_is_rmw: store.rmw,

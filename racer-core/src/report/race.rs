@@ -132,7 +132,6 @@ impl HeldLock {
 #[derive(Debug, Clone)]
 pub struct AtomicPair {
     pub(crate) object: &'static str,
-    pub(crate) created: &'static Location<'static>,
     pub(crate) store_site: &'static Location<'static>,
     pub(crate) store_order: Ordering,
     pub(crate) store_is_rmw: bool,
@@ -148,11 +147,6 @@ impl AtomicPair {
     /// The atomic's type: `"AtomicBool"`, `"AtomicUsize"`, ...
     pub fn object(&self) -> &'static str {
         self.object
-    }
-
-    /// Where the atomic was created (its `new`).
-    pub fn created(&self) -> &'static Location<'static> {
-        self.created
     }
 
     /// The store (or RMW) of the previous access's thread.
@@ -206,10 +200,9 @@ impl AtomicPair {
     /// The report's line.
     fn hint(&self, loader: &str) -> String {
         format!(
-            "{} loaded {} (created at {}) with {:?} at {}, last {} by {} with {:?} at {}: {}; {}",
+            "{} loaded {} with {:?} at {}, last {} by {} with {:?} at {}: {}; {}",
             capitalised(loader),
             self.object,
-            self.created,
             self.load_order,
             self.load_site,
             if self.store_is_rmw { "updated" } else { "stored" },
@@ -223,9 +216,8 @@ impl AtomicPair {
 
     fn json(&self, out: &mut String) {
         out.push_str(&format!(
-            "{{\"object\":{},\"created\":{},\"store\":{{\"op\":\"{}\",\"ordering\":\"{:?}\",\"releases\":{},\"site\":{}}},\"load\":{{\"ordering\":\"{:?}\",\"site\":{}}},\"fix\":{}}}",
+            "{{\"object\":{},\"store\":{{\"op\":\"{}\",\"ordering\":\"{:?}\",\"releases\":{},\"site\":{}}},\"load\":{{\"ordering\":\"{:?}\",\"site\":{}}},\"fix\":{}}}",
             json_string(self.object),
-            site_json(self.created),
             if self.store_is_rmw { "rmw" } else { "store" },
             self.store_order,
             self.store_releases,

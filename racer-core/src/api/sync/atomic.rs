@@ -1,5 +1,5 @@
-//! `racer::sync::atomic`: std's atomics, each a real std atomic plus the release clock of its
-//! current value.
+//! `racer::sync::atomic`: std's atomics, each a real std atomic of std's size and alignment,
+//! and the release clock of its current value, kept under its address in `atomic_table`.
 //!
 //! A Release (AcqRel, SeqCst) store makes the atomic's clock exactly the storing thread's clock
 //! (a post); an Acquire (AcqRel, SeqCst) load that reads the value joins that clock (a wait). An
@@ -11,7 +11,10 @@
 //! the real atomic instruction while holding the atomic's lock (a bit of its `version`), so the
 //! clock an acquire joins is always the clock of the value it read (no over- or
 //! under-approximation), and values and orderings are exactly std's. No operation allocates
-//! once the clock is as wide as the threads it has seen.
+//! once the clock is as wide as the threads it has seen, except an atomic's first, which makes
+//! its entry. Dropping an atomic, or writing it through `get_mut`, forgets its release state.
+//! Memory freed without dropping the atomic in it keeps the entry's release clock for the next
+//! atomic at that address: at worst an acquire of the new one joins a clock it need not.
 //!
 //! A load takes no lock: it reads the value and the release clock's words between two reads of
 //! the version, which stamps the release state (see `AtomicClock`), and is done if the version
@@ -34,6 +37,7 @@ use crate::schedule;
 pub use std::sync::atomic::{compiler_fence, Ordering};
 
 use super::atomic_clock::{AtomicClock, WORDS};
+use super::atomic_table;
 pub use super::fence::fence;
 use super::fence::{
     acquires, has_fence_release, note_relaxed_read, note_relaxed_read_epochs, releases, with_fence_release,
@@ -47,8 +51,9 @@ enum Effect {
     ReadModifyWrite(Ordering),
 }
 
-/// The detector's part of an atomic: the release clock of its current value, the version that
-/// stamps that clock, the writers' lock, and where the atomic was made.
+/// The detector's part of an atomic, kept in `atomic_table` under the atomic's address: the
+/// release clock of its current value, the version that stamps that clock, the writers' lock,
+/// and where the atomic was first used.
 ///
 /// Invariant: `version` is `stamp << SHIFT | WIDE | RELEASED | BUSY`. `BUSY` is set by the one
 /// thread that holds `writer` while it runs an operation with its clock update (see `lock`),
@@ -59,19 +64,20 @@ enum Effect {
 /// components beyond what a lock-free load reads, and the stamp names the present release
 /// clock: no two clocks an atomic ever has, nor those of two atomics, share a stamp, except
 /// that an atomic that never held a release has stamp 0.
-/// When `RELEASED` is clear, `clock` is stale and ignored.
+/// When `RELEASED` is clear, `clock` is stale and ignored. `addr` and `next` never change once
+/// the entry is in the table.
 ///
-/// Laid out after the real atomic (`repr(C)` here and `align(64)` on the atomic types): what a
-/// lock-free load reads (the value, the version, where the atomic was made and the clock's
-/// words) fills the first cache line, so that a hand-off between two cores moves one line, as
-/// std's does. The writers' lock (`writer`) and the clock's spilled components are on the second
-/// line, which loads never touch: a writer takes its lock without pulling a line from the
-/// readers, and then writes the first line with plain stores, which do not wait for the line
-/// as a locked instruction does.
-#[repr(C)]
-struct AtomicSync {
+/// What a lock-free load reads (the address its lookup compares, the version, where the atomic
+/// was first used and the clock's words) fills the first cache line. The writers' lock
+/// (`writer`) and the clock's spilled components are on the second line, which loads never
+/// touch: a writer takes its lock without pulling a line from the readers, and then writes the
+/// first line with plain stores, which do not wait for the line as a locked instruction does.
+#[repr(C, align(64))]
+pub(crate) struct AtomicSync {
+    pub(super) addr: usize,
     version: std::sync::atomic::AtomicU64,
-    created: &'static Location<'static>,
+    /// Where the atomic was first used; null after `reset` until the next first use.
+    created: std::sync::atomic::AtomicPtr<Location<'static>>,
     clock: AtomicClock,
     /// The writers' lock, and a copy of `version` that the lock holder reads instead of the
     /// readers' line: `BUSY` set while a thread runs an operation with its clock update, the
@@ -79,7 +85,9 @@ struct AtomicSync {
     writer: std::sync::atomic::AtomicU64,
     /// `created` again, for writers: read after a write, the first line's copy would wait for
     /// that line, which a reader most likely has taken back by then.
-    created_for_writers: &'static Location<'static>,
+    created_for_writers: std::sync::atomic::AtomicPtr<Location<'static>>,
+    /// The next entry of the same 8 bytes of memory (see `atomic_table`).
+    pub(super) next: std::sync::atomic::AtomicPtr<AtomicSync>,
 }
 
 const BUSY: u64 = 1;
@@ -107,14 +115,73 @@ impl Drop for Locked<'_> {
 }
 
 impl AtomicSync {
-    const fn new(created: &'static Location<'static>) -> AtomicSync {
+    pub(super) fn new(addr: usize, created: &'static Location<'static>) -> AtomicSync {
+        let created = created as *const Location<'static> as *mut Location<'static>;
         AtomicSync {
+            addr,
             version: std::sync::atomic::AtomicU64::new(0),
-            created,
+            created: std::sync::atomic::AtomicPtr::new(created),
             clock: AtomicClock::new(),
             writer: std::sync::atomic::AtomicU64::new(0),
-            created_for_writers: created,
+            created_for_writers: std::sync::atomic::AtomicPtr::new(created),
+            next: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
         }
+    }
+
+    /// The entry of the atomic at `addr`, whose operation at `at` is about to run.
+    #[inline]
+    fn of(addr: usize, at: &'static Location<'static>) -> &'static AtomicSync {
+        let sync = atomic_table::entry(addr, at);
+        if sync.created.load(std::sync::atomic::Ordering::Relaxed).is_null() {
+            sync.first_use_after_reset(at);
+        }
+        sync
+    }
+
+    #[cold]
+    fn first_use_after_reset(&self, at: &'static Location<'static>) {
+        let at = at as *const Location<'static> as *mut Location<'static>;
+        let null = std::ptr::null_mut();
+        let _ = self.created.compare_exchange(
+            null,
+            at,
+            std::sync::atomic::Ordering::Relaxed,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        let _ = self.created_for_writers.compare_exchange(
+            null,
+            at,
+            std::sync::atomic::Ordering::Relaxed,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+
+    /// Where the atomic was first used (see `created`): it tells atomics apart in the logs that
+    /// name a Relaxed pair; reports do not print it, since which thread came first varies.
+    #[inline]
+    fn created(&self) -> &'static Location<'static> {
+        // SAFETY: null only between a reset and the next first use, which sets it before any
+        // operation reads it (see `of`); a `Location` is static.
+        unsafe { &*self.created.load(std::sync::atomic::Ordering::Relaxed) }
+    }
+
+    /// `created`, read from the writers' line.
+    #[inline]
+    fn created_for_writers(&self) -> &'static Location<'static> {
+        // SAFETY: as for `created`.
+        unsafe { &*self.created_for_writers.load(std::sync::atomic::Ordering::Relaxed) }
+    }
+
+    /// Back to no release state and no place of first use: the atomic was dropped (the next one
+    /// at this address starts afresh) or written through `&mut`. The caller has the atomic
+    /// exclusively, so no operation on it runs.
+    pub(super) fn reset(&self) {
+        let locked = self.lock();
+        std::mem::forget(locked);
+        self.created.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Relaxed);
+        self.created_for_writers.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Relaxed);
+        self.version.store(0, std::sync::atomic::Ordering::Release);
+        self.writer.store(0, std::sync::atomic::Ordering::Release);
     }
 
     /// Takes the writers' lock, then sets `BUSY` in `version` (a plain store: only the lock
@@ -169,7 +236,7 @@ impl AtomicSync {
     /// a compare when it repeats the thread's last such load.
     #[inline(always)]
     fn note_load(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, released: bool) {
-        atomic_log::note_load(self as *const AtomicSync as usize, object, self.created, at, order, released);
+        atomic_log::note_load(self as *const AtomicSync as usize, object, self.created(), at, order, released);
     }
 
     /// A load under the lock: out of line, so that the lock-free load stays small.
@@ -196,11 +263,10 @@ impl AtomicSync {
         object: &'static str,
         at: &'static Location<'static>,
     ) {
-        let created = Some(self.created);
         with_current(|t| {
             if acquires(order) {
                 t.clock_mut().join_epochs(words);
-                t.note_sync(SyncEvent { op: "loading", object, created, at });
+                t.note_sync(SyncEvent { op: "loading", object, created: None, at });
             } else {
                 note_relaxed_read_epochs(words);
                 self.note_load(object, at, order, true);
@@ -327,7 +393,7 @@ impl AtomicSync {
             if let Effect::Store(order) | Effect::ReadModifyWrite(order) = effect {
                 t.thread_ref.note_store(StoreNote {
                     atomic: self as *const AtomicSync as usize,
-                    created: self.created_for_writers,
+                    created: self.created_for_writers(),
                     site: at,
                     order,
                     rmw: matches!(effect, Effect::ReadModifyWrite(_)),
@@ -335,7 +401,7 @@ impl AtomicSync {
                 });
             }
             if acquire || release {
-                t.note_sync(SyncEvent { op: name, object, created: Some(self.created_for_writers), at });
+                t.note_sync(SyncEvent { op: name, object, created: None, at });
             }
             if release {
                 t.tick();
@@ -477,15 +543,27 @@ fn failure_order(order: Ordering) -> Ordering {
 /// The methods every atomic type has, for value type `$v`.
 macro_rules! common_methods {
     ($v:ty, $name:expr) => {
-        /// Mutable access needs no synchronisation: `&mut self` is exclusive.
+        /// Mutable access needs no synchronisation: `&mut self` is exclusive. What is written
+        /// through it carries no release, so the release state is forgotten.
         #[inline]
         pub fn get_mut(&mut self) -> &mut $v {
+            atomic_table::forget(self as *const Self as usize);
             self.inner.get_mut()
         }
 
         #[inline]
         pub fn into_inner(self) -> $v {
-            self.inner.into_inner()
+            let this = std::mem::ManuallyDrop::new(self);
+            atomic_table::forget(&*this as *const Self as usize);
+            // SAFETY: `this` is never used or dropped again.
+            unsafe { std::ptr::read(&this.inner) }.into_inner()
+        }
+
+        /// The detector's part of this atomic, for the operation at the caller's line.
+        #[inline]
+        #[track_caller]
+        fn sync(&self) -> &'static AtomicSync {
+            AtomicSync::of(self as *const Self as usize, Location::caller())
         }
 
         /// The real atomic's address; accesses through it bypass the detector.
@@ -497,7 +575,7 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $v {
             schedule::point("loading", Location::caller());
-            let value = self.sync.load($name, Location::caller(), order, || self.inner.load(order));
+            let value = self.sync().load($name, Location::caller(), order, || self.inner.load(order));
             schedule::loaded(self as *const Self as usize, value as usize as u64, Location::caller());
             value
         }
@@ -505,14 +583,14 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn store(&self, val: $v, order: Ordering) {
             schedule::point("storing", Location::caller());
-            self.sync.locked($name, Location::caller(), || self.inner.store(val, order), |_| Effect::Store(order))
+            self.sync().locked($name, Location::caller(), || self.inner.store(val, order), |_| Effect::Store(order))
         }
 
         #[track_caller]
         pub fn swap(&self, val: $v, order: Ordering) -> $v {
             schedule::point("swapping", Location::caller());
             let relaxed = order == Ordering::Relaxed;
-            self.sync.rmw(
+            self.sync().rmw(
                 $name,
                 Location::caller(),
                 relaxed,
@@ -555,13 +633,14 @@ macro_rules! common_methods {
             schedule::point("compare-exchanging", Location::caller());
             let relaxed = success == Ordering::Relaxed && failure == Ordering::Relaxed;
             // A Relaxed one that needs no lock needs no look first either.
-            if let Some(before) = relaxed.then(|| self.sync.lock_free_rmw_version()).flatten() {
-                return self.sync.lock_free_rmw(before, op);
+            let sync = self.sync();
+            if let Some(before) = relaxed.then(|| sync.lock_free_rmw_version()).flatten() {
+                return sync.lock_free_rmw(before, op);
             }
-            if let Some(seen) = self.fails_at(current, failure) {
+            if let Some(seen) = self.fails_at(sync, current, failure) {
                 return Err(seen);
             }
-            self.sync.locked($name, Location::caller(), op, |r| {
+            sync.locked($name, Location::caller(), op, |r| {
                 if r.is_ok() {
                     Effect::ReadModifyWrite(success)
                 } else {
@@ -582,12 +661,12 @@ macro_rules! common_methods {
         /// (a Relaxed success after a SeqCst failure ordering acquires nothing).
         #[inline]
         #[track_caller]
-        fn fails_at(&self, current: $v, failure: Ordering) -> Option<$v> {
+        fn fails_at(&self, sync: &AtomicSync, current: $v, failure: Ordering) -> Option<$v> {
             if matches!(failure, Ordering::Release | Ordering::AcqRel) || self.inner.load(Ordering::Relaxed) == current
             {
                 return None;
             }
-            let seen = self.sync.load($name, Location::caller(), failure, || self.inner.load(failure));
+            let seen = sync.load($name, Location::caller(), failure, || self.inner.load(failure));
             (seen != current).then_some(seen)
         }
 
@@ -646,7 +725,7 @@ macro_rules! rmw_methods {
             pub fn $method(&self, val: $v, order: Ordering) -> $v {
                 schedule::point("updating", Location::caller());
                 let relaxed = order == Ordering::Relaxed;
-                self.sync.rmw($name, Location::caller(), relaxed, || self.inner.$method(val, order), |_| Effect::ReadModifyWrite(order))
+                self.sync().rmw($name, Location::caller(), relaxed, || self.inner.$method(val, order), |_| Effect::ReadModifyWrite(order))
             }
         )*
     };
@@ -656,18 +735,17 @@ macro_rules! atomic_int {
     ($($atomic:ident $int:ty;)*) => {$(
         #[doc = concat!("An integer shared between threads, as `std::sync::atomic::", stringify!($atomic), "`.")]
         ///
-        /// Invariant: `inner` is the real value; `sync` holds the release clock of that value
-        /// and changes only together with it, under its lock.
-        #[repr(C, align(64))]
+        /// Invariant: `inner` is the real value; its entry in `atomic_table` holds the release
+        /// clock of that value and changes only together with it, under its lock. std's size
+        /// and alignment.
+        #[repr(transparent)]
         pub struct $atomic {
             inner: std::sync::atomic::$atomic,
-            sync: AtomicSync,
         }
 
         impl $atomic {
-            #[track_caller]
             pub const fn new(v: $int) -> $atomic {
-                $atomic { inner: std::sync::atomic::$atomic::new(v), sync: AtomicSync::new(Location::caller()) }
+                $atomic { inner: std::sync::atomic::$atomic::new(v) }
             }
 
             common_methods!($int, stringify!($atomic));
@@ -705,6 +783,13 @@ macro_rules! atomic_int {
         }
 
         impl RefUnwindSafe for $atomic {}
+
+        impl Drop for $atomic {
+            #[inline]
+            fn drop(&mut self) {
+                atomic_table::forget(self as *const Self as usize);
+            }
+        }
     )*};
 }
 
@@ -724,16 +809,14 @@ atomic_int! {
 /// A boolean shared between threads, as `std::sync::atomic::AtomicBool`.
 ///
 /// Invariant: as for the integer atomics.
-#[repr(C, align(64))]
+#[repr(transparent)]
 pub struct AtomicBool {
     inner: std::sync::atomic::AtomicBool,
-    sync: AtomicSync,
 }
 
 impl AtomicBool {
-    #[track_caller]
     pub const fn new(v: bool) -> AtomicBool {
-        AtomicBool { inner: std::sync::atomic::AtomicBool::new(v), sync: AtomicSync::new(Location::caller()) }
+        AtomicBool { inner: std::sync::atomic::AtomicBool::new(v) }
     }
 
     common_methods!(bool, "AtomicBool");
@@ -776,19 +859,24 @@ impl fmt::Debug for AtomicBool {
 
 impl RefUnwindSafe for AtomicBool {}
 
+impl Drop for AtomicBool {
+    #[inline]
+    fn drop(&mut self) {
+        atomic_table::forget(self as *const Self as usize);
+    }
+}
+
 /// A raw pointer shared between threads, as `std::sync::atomic::AtomicPtr`.
 ///
 /// Invariant: as for the integer atomics.
-#[repr(C, align(64))]
+#[repr(transparent)]
 pub struct AtomicPtr<T> {
     inner: std::sync::atomic::AtomicPtr<T>,
-    sync: AtomicSync,
 }
 
 impl<T> AtomicPtr<T> {
-    #[track_caller]
     pub const fn new(p: *mut T) -> AtomicPtr<T> {
-        AtomicPtr { inner: std::sync::atomic::AtomicPtr::new(p), sync: AtomicSync::new(Location::caller()) }
+        AtomicPtr { inner: std::sync::atomic::AtomicPtr::new(p) }
     }
 
     common_methods!(*mut T, "AtomicPtr");
@@ -811,7 +899,7 @@ impl<T> AtomicPtr<T> {
         let op = || match self.inner.fetch_update(order, failure_order(order), |p| Some(f(p))) {
             Ok(old) | Err(old) => old,
         };
-        self.sync.rmw("AtomicPtr", Location::caller(), relaxed, op, |_| Effect::ReadModifyWrite(order))
+        self.sync().rmw("AtomicPtr", Location::caller(), relaxed, op, |_| Effect::ReadModifyWrite(order))
     }
 
     /// Adds `val` elements of `T` to the pointer (wrapping), as std's.
@@ -891,18 +979,67 @@ impl<T> fmt::Pointer for AtomicPtr<T> {
 
 impl<T> RefUnwindSafe for AtomicPtr<T> {}
 
+impl<T> Drop for AtomicPtr<T> {
+    #[inline]
+    fn drop(&mut self) {
+        atomic_table::forget(self as *const Self as usize);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn what_a_load_reads_is_on_the_first_line_and_the_writers_lock_on_the_second() {
-        let sync = std::mem::offset_of!(AtomicUsize, sync);
-        assert!(sync + std::mem::offset_of!(AtomicSync, created) < 64);
+        assert!(std::mem::offset_of!(AtomicSync, created) < 64);
         // The clock's words come first in `AtomicClock`.
-        assert!(sync + std::mem::offset_of!(AtomicSync, clock) + WORDS * 8 <= 64);
-        assert!(sync + std::mem::offset_of!(AtomicSync, writer) >= 64);
-        assert!(sync + std::mem::offset_of!(AtomicSync, created_for_writers) >= 64);
-        assert_eq!(std::mem::size_of::<AtomicUsize>(), 128);
+        assert!(std::mem::offset_of!(AtomicSync, clock) + WORDS * 8 <= 64);
+        assert!(std::mem::offset_of!(AtomicSync, writer) >= 64);
+        assert!(std::mem::offset_of!(AtomicSync, created_for_writers) >= 64);
+        assert_eq!(std::mem::size_of::<AtomicSync>(), 128);
+    }
+
+    #[test]
+    fn a_drop_or_a_write_through_get_mut_forgets_the_release_state() {
+        let released = |a: &AtomicUsize| {
+            let sync = AtomicSync::of(a as *const AtomicUsize as usize, Location::caller());
+            sync.version.load(std::sync::atomic::Ordering::Relaxed) & RELEASED != 0
+        };
+        let mut a = Box::new(AtomicUsize::new(0));
+        a.store(1, Ordering::Release);
+        assert!(released(&a));
+        *a.get_mut() = 2;
+        assert!(!released(&a));
+        a.store(3, Ordering::Release);
+        let addr = &*a as *const AtomicUsize as usize;
+        let sync = AtomicSync::of(addr, Location::caller());
+        drop(a);
+        assert_eq!(sync.version.load(std::sync::atomic::Ordering::Relaxed), 0);
+        assert!(sync.created.load(std::sync::atomic::Ordering::Relaxed).is_null());
+    }
+
+    #[test]
+    fn atomics_have_std_size_and_alignment() {
+        macro_rules! same {
+            ($($t:ident),*) => {$(
+                assert_eq!(std::mem::size_of::<$t>(), std::mem::size_of::<std::sync::atomic::$t>());
+                assert_eq!(std::mem::align_of::<$t>(), std::mem::align_of::<std::sync::atomic::$t>());
+            )*};
+        }
+        same!(
+            AtomicU8,
+            AtomicU16,
+            AtomicU32,
+            AtomicU64,
+            AtomicUsize,
+            AtomicI8,
+            AtomicI16,
+            AtomicI32,
+            AtomicI64,
+            AtomicIsize,
+            AtomicBool
+        );
+        assert_eq!(std::mem::size_of::<AtomicPtr<u8>>(), std::mem::size_of::<usize>());
     }
 }

@@ -4,6 +4,7 @@
 mod arc;
 pub mod atomic;
 mod atomic_clock;
+mod atomic_table;
 mod barrier;
 mod condvar;
 mod fence;

@@ -1,0 +1,69 @@
+//! racer's atomics have std's size and alignment in both builds: `size_of`/`align_of`
+//! assertions and hand-computed offsets in users' code hold. The detector's part of an atomic
+//! lives beside it, keyed by the atomic's exact address.
+
+use racer::sync::atomic::{
+    AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicPtr, AtomicU16, AtomicU32, AtomicU64,
+    AtomicU8, AtomicUsize,
+};
+use std::mem::{align_of, size_of};
+
+macro_rules! assert_std_layout {
+    ($($t:ident),*) => {$(
+        assert_eq!(size_of::<$t>(), size_of::<std::sync::atomic::$t>(), stringify!($t));
+        assert_eq!(align_of::<$t>(), align_of::<std::sync::atomic::$t>(), stringify!($t));
+    )*};
+}
+
+#[test]
+fn every_atomic_has_std_size_and_alignment() {
+    assert_std_layout!(
+        AtomicBool,
+        AtomicI8,
+        AtomicI16,
+        AtomicI32,
+        AtomicI64,
+        AtomicIsize,
+        AtomicU8,
+        AtomicU16,
+        AtomicU32,
+        AtomicU64,
+        AtomicUsize
+    );
+    assert_eq!(size_of::<AtomicPtr<u8>>(), size_of::<std::sync::atomic::AtomicPtr<u8>>());
+    assert_eq!(align_of::<AtomicPtr<u8>>(), align_of::<std::sync::atomic::AtomicPtr<u8>>());
+}
+
+#[cfg(feature = "race-detect")]
+mod detector {
+    use racer::sync::atomic::{AtomicU32, Ordering};
+    use racer::sync::Arc;
+    use racer::{thread, RaceKind, Shared};
+
+    /// Two atomics in one 8-byte word are two atomics: a release on one orders nothing for an
+    /// acquire of the other.
+    #[test]
+    fn neighbours_in_one_word_keep_their_own_release_clocks() {
+        #[repr(C)]
+        struct Pair {
+            a: AtomicU32,
+            b: AtomicU32,
+        }
+        let report = racer::check(|| {
+            let pair = Arc::new((Pair { a: AtomicU32::new(0), b: AtomicU32::new(0) }, Shared::new(0u64)));
+            let p = pair.clone();
+            let writer = thread::spawn(move || {
+                p.1.with_mut(|v| unsafe { *v = 1 });
+                p.0.a.store(1, Ordering::Release);
+                p.0.b.store(1, Ordering::Relaxed);
+            });
+            while pair.0.b.load(Ordering::Acquire) == 0 {
+                std::hint::spin_loop();
+            }
+            pair.1.with(|v| unsafe { *v });
+            writer.join().unwrap();
+        });
+        assert_eq!(report.len(), 1, "{report}");
+        assert_eq!(report.races()[0].kind(), RaceKind::Flow);
+    }
+}
