@@ -283,3 +283,38 @@ fn a_condvar_handoff_in_a_model_wakes_the_waiter() {
     });
     assert_eq!(message, None);
 }
+
+/// A model thread's thread-local destructors run after its iteration is over, not at its join,
+/// as loom's threads (all on one OS thread) never run them while a model does: loom suites count
+/// on it (sdd's thread-local collector reclaims at a thread's exit what its model then checks).
+/// Every earlier iteration's destructor has run before the next iteration starts. (Without
+/// `race-detect` a model is plain runs on std's threads, whose joins run the destructors.)
+#[cfg(feature = "race-detect")]
+#[test]
+fn a_model_threads_thread_local_destructors_run_after_its_iteration() {
+    static ITERATIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static DESTROYED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    struct Counted;
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            DESTROYED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    thread_local!(static LOCAL: Counted = const { Counted });
+    let failed = outcome(|| {
+        racer::model::Builder::new().iterations(20).check(|| {
+            let before = ITERATIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            assert_eq!(
+                DESTROYED.load(std::sync::atomic::Ordering::SeqCst),
+                before,
+                "an earlier destructor has not run"
+            );
+            let t = racer::thread::spawn(|| LOCAL.with(|_| ()));
+            t.join().unwrap();
+            assert_eq!(DESTROYED.load(std::sync::atomic::Ordering::SeqCst), before, "the join ran the destructor");
+        })
+    });
+    assert_eq!(failed, None);
+    assert_eq!(ITERATIONS.load(std::sync::atomic::Ordering::SeqCst), 20);
+    assert_eq!(DESTROYED.load(std::sync::atomic::Ordering::SeqCst), 20);
+}

@@ -173,8 +173,9 @@ enum ExitPost {
     /// std's `join` returns only once those ran.
     AtThreadEnd(Arc<SyncClock>),
     /// A scoped thread: into its join clock and its scope's when its closure returns, since the
-    /// end of `std::thread::scope` waits for no thread-local destructor.
-    AtClosureEnd([Arc<SyncClock>; 2]),
+    /// end of `std::thread::scope` waits for no thread-local destructor; and a thread of a
+    /// model, whose destructors run after the iteration (see `schedule::Linger`).
+    AtClosureEnd(Vec<Arc<SyncClock>>),
 }
 
 /// The child side: installs the seed, runs `f`, and posts the exit (also when `f` panics),
@@ -276,11 +277,31 @@ impl Builder {
         let site = Location::caller();
         let (seed, ending) = fork(self.name.clone(), site);
         let (child_exit, done) = (ending.exit.clone(), ending.done.clone());
-        let inner =
-            self.std_builder().spawn(move || run_child(seed, ExitPost::AtThreadEnd(child_exit), done, site, f))?;
-        schedule::point("spawning a thread", site);
+        let Some(linger) = seed.ticket.as_ref().map(Ticket::linger) else {
+            let inner =
+                self.std_builder().spawn(move || run_child(seed, ExitPost::AtThreadEnd(child_exit), done, site, f))?;
+            schedule::point("spawning a thread", site);
+            let thread = Thread { inner: inner.thread().clone() };
+            return Ok(JoinHandle { inner: Joined::Std(inner), ending, thread });
+        };
+        // A thread of a model: its result comes through `slot`, and its OS thread lingers until
+        // the iteration is over (see `schedule::Linger`).
+        let slot = Arc::new(ResultSlot::default());
+        let filled = slot.clone();
+        let waits = linger.clone_for_child();
+        let inner = self.std_builder().spawn(move || {
+            let exits = ExitPost::AtClosureEnd(vec![child_exit]);
+            run_child(seed, exits, done, site, || {
+                filled.fill(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
+            });
+            // Its thread-local destructors run after the model: nothing they touch is checked.
+            std::mem::forget(crate::runtime::ignore::IgnoreScope::enter());
+            waits.wait();
+        })?;
         let thread = Thread { inner: inner.thread().clone() };
-        Ok(JoinHandle { inner, ending, thread })
+        linger.keep(inner);
+        schedule::point("spawning a thread", site);
+        Ok(JoinHandle { inner: Joined::Model(slot), ending, thread })
     }
 
     #[track_caller]
@@ -297,7 +318,7 @@ impl Builder {
         let (seed, ending) = fork(self.name.clone(), site);
         let ends = scope.ends();
         ends.threads.lock().push(ending.clone());
-        let exits = ExitPost::AtClosureEnd([ending.exit.clone(), ends.exits.clone()]);
+        let exits = ExitPost::AtClosureEnd(vec![ending.exit.clone(), ends.exits.clone()]);
         let done = ending.done.clone();
         let inner = self.std_builder().spawn_scoped(&scope.inner, move || run_child(seed, exits, done, site, f))?;
         schedule::point("spawning a thread", site);
@@ -309,17 +330,67 @@ impl Builder {
 /// An owned permission to join a thread, as `std::thread::JoinHandle`.
 #[derive(Debug)]
 pub struct JoinHandle<T> {
-    inner: std::thread::JoinHandle<T>,
+    inner: Joined<T>,
     ending: Ending,
     thread: Thread,
+}
+
+/// How a join gets the thread's result: std's join, or, for a thread of a model (whose OS
+/// thread lingers until the iteration is over), the slot its closure's result goes to.
+#[derive(Debug)]
+enum Joined<T> {
+    Std(std::thread::JoinHandle<T>),
+    Model(Arc<ResultSlot<T>>),
+}
+
+/// A model thread's result, filled when its closure returns or panics.
+struct ResultSlot<T> {
+    result: std::sync::Mutex<Option<Result<T>>>,
+    filled: std::sync::Condvar,
+}
+
+impl<T> Default for ResultSlot<T> {
+    fn default() -> Self {
+        ResultSlot { result: std::sync::Mutex::new(None), filled: std::sync::Condvar::new() }
+    }
+}
+
+impl<T> std::fmt::Debug for ResultSlot<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResultSlot").finish_non_exhaustive()
+    }
+}
+
+impl<T> ResultSlot<T> {
+    fn fill(&self, result: Result<T>) {
+        *self.result.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
+        self.filled.notify_all();
+    }
+
+    fn is_filled(&self) -> bool {
+        self.result.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some()
+    }
+
+    /// The result: the join saw the thread end (`done`), which follows the fill at once.
+    fn take(&self) -> Result<T> {
+        let mut result = self.result.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        loop {
+            if let Some(result) = result.take() {
+                return result;
+            }
+            result = self.filled.wait(result).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
 }
 
 impl<T> JoinHandle<T> {
     #[track_caller]
     pub fn join(self) -> Result<T> {
         let site = Location::caller();
-        let inner = self.inner;
-        self.ending.join(site, || inner.join())
+        match self.inner {
+            Joined::Std(inner) => self.ending.join(site, || inner.join()),
+            Joined::Model(slot) => self.ending.join(site, || slot.take()),
+        }
     }
 
     pub fn thread(&self) -> &Thread {
@@ -327,7 +398,10 @@ impl<T> JoinHandle<T> {
     }
 
     pub fn is_finished(&self) -> bool {
-        self.inner.is_finished()
+        match &self.inner {
+            Joined::Std(inner) => inner.is_finished(),
+            Joined::Model(slot) => slot.is_filled(),
+        }
     }
 }
 

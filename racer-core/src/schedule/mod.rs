@@ -150,6 +150,38 @@ impl Ticket {
     }
 }
 
+impl Ticket {
+    /// What the child's OS thread needs to linger after its end (see `Linger`).
+    pub fn linger(&self) -> Linger {
+        Linger { sched: self.sched.clone() }
+    }
+}
+
+/// A model thread's OS thread, kept alive after the thread ended until its iteration is over,
+/// so that its thread-local destructors run after the model, as loom's threads (all on one OS
+/// thread) never run them while a model does: code written for loom counts on that (a
+/// collector in a thread-local that would reclaim what the model still checks).
+pub struct Linger {
+    sched: Arc<Scheduler>,
+}
+
+impl Linger {
+    /// The same, for the child to wait with.
+    pub fn clone_for_child(&self) -> Linger {
+        Linger { sched: self.sched.clone() }
+    }
+
+    /// In the parent: the child's OS thread, joined when the iteration is over.
+    pub fn keep(&self, thread: std::thread::JoinHandle<()>) {
+        self.sched.keep_lingering(thread);
+    }
+
+    /// In the child, after its end: waits until the iteration is over.
+    pub fn wait(self) {
+        self.sched.linger();
+    }
+}
+
 impl Drop for Ticket {
     fn drop(&mut self) {
         if !self.started {

@@ -127,6 +127,10 @@ pub struct Scheduler {
     pub id: u64,
     state: Mutex<State>,
     ended: Condvar,
+    /// The OS threads of members that ended, kept alive until the iteration is over (see
+    /// `super::Linger`), and whether it is.
+    lingering: Mutex<(bool, Vec<std::thread::JoinHandle<()>>)>,
+    over: Condvar,
 }
 
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -224,6 +228,44 @@ impl Scheduler {
                 stalls: 0,
             }),
             ended: Condvar::new(),
+            lingering: Mutex::new((false, Vec::new())),
+            over: Condvar::new(),
+        }
+    }
+
+    /// Keeps `thread` (a member's, lingering after its end) to be joined when the iteration is
+    /// over.
+    pub fn keep_lingering(&self, thread: std::thread::JoinHandle<()>) {
+        let mut lingering = self.lingering.lock().unwrap_or_else(PoisonError::into_inner);
+        if lingering.0 {
+            // Over already (the iteration stopped): nobody joins it; it leaves by itself.
+            return;
+        }
+        lingering.1.push(thread);
+    }
+
+    /// In a member's OS thread after its end: waits until the iteration is over.
+    pub fn linger(&self) {
+        let mut lingering = self.lingering.lock().unwrap_or_else(PoisonError::into_inner);
+        while !lingering.0 {
+            lingering = self.over.wait(lingering).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// The iteration is over: the lingering threads go on to their thread-local destructors
+    /// and end; with `join` (every member ended) they are joined, so that those destructors
+    /// have run before the next iteration starts.
+    pub fn end_lingering(&self, join: bool) {
+        let threads = {
+            let mut lingering = self.lingering.lock().unwrap_or_else(PoisonError::into_inner);
+            lingering.0 = true;
+            std::mem::take(&mut lingering.1)
+        };
+        self.over.notify_all();
+        if join {
+            for thread in threads {
+                let _ = thread.join();
+            }
         }
     }
 

@@ -241,6 +241,8 @@ where
             // Its threads are parked for good (or outside racer's view): not joined.
             std::mem::forget(root);
         }
+        // The threads that ended now run their thread-local destructors (see `schedule::Linger`).
+        sched.end_lingering(end == End::Finished);
     });
     let (steps, hash, outside) = sched.summary();
     Ran { report, end, panic, steps, hash, outside }
