@@ -128,6 +128,20 @@ pub fn current_iteration() -> Option<u64> {
     member().map(|(sched, _)| sched.id)
 }
 
+/// Inside a model, a choice among `n` stores a load may read (0 the newest), following the
+/// model's seed; `None` outside one.
+pub fn choose_value(n: u64) -> Option<u64> {
+    member().map(|(sched, _)| sched.choose_value(n))
+}
+
+/// Inside a model, notes a load that read an older store (`what` says which), for the failure
+/// message of the iteration.
+pub fn note_stale_read(what: String) {
+    if let Some((sched, _)) = member() {
+        sched.note_stale_read(what);
+    }
+}
+
 /// A child's place in its parent's model, made by the parent at the spawn. Dropped unused
 /// (the spawn failed), the place is given up, so the model does not wait for it.
 pub struct Ticket {

@@ -131,6 +131,11 @@ pub struct Scheduler {
     /// `super::Linger`), and whether it is.
     lingering: Mutex<(bool, Vec<std::thread::JoinHandle<()>>)>,
     over: Condvar,
+    /// The choices of which store a load reads (see `api::sync::store_history`): a stream of
+    /// its own, so that they do not move the schedule's choices.
+    values: Mutex<super::rng::Rng>,
+    /// What the iteration's loads that read an older store read (see `note_stale_read`).
+    stale_reads: Mutex<Vec<String>>,
 }
 
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -230,7 +235,28 @@ impl Scheduler {
             ended: Condvar::new(),
             lingering: Mutex::new((false, Vec::new())),
             over: Condvar::new(),
+            values: Mutex::new(super::rng::Rng::new(seed ^ 0x5354_4f52_4553_2121)),
+            stale_reads: Mutex::new(Vec::new()),
         }
+    }
+
+    /// A load of the iteration read an older store (`what`); the last few are kept.
+    pub fn note_stale_read(&self, what: String) {
+        let mut reads = self.stale_reads.lock().unwrap_or_else(PoisonError::into_inner);
+        if reads.len() == 3 {
+            reads.remove(0);
+        }
+        reads.push(what);
+    }
+
+    /// The iteration's last loads that read an older store, oldest first.
+    pub fn stale_reads(&self) -> Vec<String> {
+        self.stale_reads.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// A choice among `n` stores a load may read, 0 the newest.
+    pub fn choose_value(&self, n: u64) -> u64 {
+        self.values.lock().unwrap_or_else(PoisonError::into_inner).below(n)
     }
 
     /// Keeps `thread` (a member's, lingering after its end) to be joined when the iteration is

@@ -137,7 +137,7 @@ impl Builder {
             progress.distinct.insert(ran.hash);
             let replay_line =
                 format!("replay it with RACER_REPLAY={token} (or racer::model::Builder::new().replay(\"{token}\"))");
-            let outside = ran.outside.iter().map(|o| format!("\n  note: {o}")).collect::<String>();
+            let outside = ran.outside.iter().chain(&ran.stale).map(|o| format!("\n  note: {o}")).collect::<String>();
             if !ran.report.is_empty() && crate::config::options::get().options.report == ReportFormat::Json {
                 panic!(
                     "{{\"model\":{{\"test\":{},\"iteration\":{},\"seed\":{seed},\"schedule\":\"{strategy}\",\"replay\":\"RACER_REPLAY={token}\",\"outside\":[{}]}},\"report\":{}}}",
@@ -206,6 +206,8 @@ struct Ran {
     steps: u64,
     hash: u64,
     outside: Vec<String>,
+    /// The iteration's last loads that read an older store than the newest.
+    stale: Vec<String>,
 }
 
 /// Runs one iteration: `f` on a new racer thread (the model's first member), under
@@ -245,7 +247,7 @@ where
         sched.end_lingering(end == End::Finished);
     });
     let (steps, hash, outside) = sched.summary();
-    Ran { report, end, panic, steps, hash, outside }
+    Ran { report, end, panic, steps, hash, outside, stale: sched.stale_reads() }
 }
 
 /// The number of the model iteration the calling thread runs in, unique in the process; `None`

@@ -38,6 +38,8 @@ pub use std::sync::atomic::{compiler_fence, Ordering};
 
 use super::atomic_clock::{AtomicClock, WORDS};
 use super::atomic_table;
+use super::fence::{catch_up_seq_cst, seq_cst_view, with_sc_view};
+use super::store_history::{with_stale_streak, History};
 pub use super::fence::fence;
 use super::fence::{
     acquires, has_fence_release, note_relaxed_read, note_relaxed_read_epochs, releases, with_fence_release,
@@ -88,6 +90,8 @@ pub(crate) struct AtomicSync {
     created_for_writers: std::sync::atomic::AtomicPtr<Location<'static>>,
     /// The next entry of the same 8 bytes of memory (see `atomic_table`).
     pub(super) next: std::sync::atomic::AtomicPtr<AtomicSync>,
+    /// Inside models, the atomic's recent stores (see `store_history`); `None` elsewhere.
+    history: crate::base::lock::Mutex<Option<Box<History>>>,
 }
 
 const BUSY: u64 = 1;
@@ -125,6 +129,7 @@ impl AtomicSync {
             writer: std::sync::atomic::AtomicU64::new(0),
             created_for_writers: std::sync::atomic::AtomicPtr::new(created),
             next: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+            history: crate::base::lock::Mutex::new(None),
         }
     }
 
@@ -182,6 +187,102 @@ impl AtomicSync {
         self.created_for_writers.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Relaxed);
         self.version.store(0, std::sync::atomic::Ordering::Release);
         self.writer.store(0, std::sync::atomic::Ordering::Release);
+        *self.history.lock() = None;
+    }
+
+    /// A load inside a model: it reads one of the stores the memory model allows (see
+    /// `store_history`), the model's seed choosing, and acquires (or notes, if Relaxed) that
+    /// store's release clock. `current` reads the real atomic's bits. Returns the bits read.
+    #[cold]
+    #[inline(never)]
+    fn model_load(
+        &self,
+        object: &'static str,
+        at: &'static Location<'static>,
+        order: Ordering,
+        current: impl Fn() -> u64,
+    ) -> u64 {
+        let mut guard = self.history.lock();
+        let bits = current();
+        let read = with_current(|t| {
+            let slot = t.slot;
+            let epoch = t.clock().get(slot);
+            let history = History::current(&mut guard, bits);
+            if order == Ordering::SeqCst {
+                catch_up_seq_cst();
+            }
+            let key = self as *const AtomicSync as usize;
+            let read = with_stale_streak(key, |streak| {
+                with_sc_view(|sc_view| history.load(order, slot, epoch, t.clock(), sc_view, streak))
+            });
+            let (bits, release) = (read.store.bits, read.store.release.clone());
+            if read.stale {
+                let (store_site, store_order) = (read.store.site, read.store.order);
+                schedule::note_stale_read(format!(
+                    "the load at {at} ({order:?}) read an older value of {object}, stored at {store_site} \
+                     ({store_order:?}), while a newer store existed: no happens-before edge made it see the \
+                     newer one; if it must, order the newer store before the load (Release store, Acquire \
+                     load) or make both SeqCst"
+                ));
+            }
+            drop(guard);
+            match &release {
+                Some(release) if acquires(order) => {
+                    t.clock_mut().join(release);
+                    t.note_sync(SyncEvent { op: "loading", object, created: None, at });
+                }
+                Some(release) => {
+                    note_relaxed_read(release);
+                    self.note_load(object, at, order, true);
+                }
+                None => self.note_load(object, at, order, false),
+            }
+            bits
+        });
+        read.unwrap_or(bits)
+    }
+
+    /// A store, RMW or compare-exchange (`op`) inside a model: its record joins the atomic's
+    /// history (`written` of its result: the ordering it wrote with, or `None` when it only
+    /// read, a failed compare-exchange, which reads the newest store). `current` reads the real
+    /// atomic's bits. The model's threads take turns, so nothing of theirs runs between the
+    /// three steps.
+    #[cold]
+    #[inline(never)]
+    fn model_write<R>(
+        &self,
+        at: &'static Location<'static>,
+        current: impl Fn() -> u64,
+        op: impl FnOnce() -> R,
+        written: impl FnOnce(&R) -> Option<Ordering>,
+    ) -> R {
+        let before = current();
+        let stamp = with_current(|t| {
+            let slot = t.slot;
+            (slot, t.clock().get(slot))
+        });
+        let result = op();
+        let Some((slot, epoch)) = stamp else { return result };
+        let mut history = self.history.lock();
+        let history_now = History::current(&mut history, before);
+        match written(&result) {
+            Some(order) => {
+                let locked = self.lock();
+                // SAFETY: we hold the lock.
+                let release = (locked.version & RELEASED != 0).then(|| unsafe { self.clock.to_vector() });
+                drop(locked);
+                history_now.stored(current(), slot, epoch, order, release, at);
+                if order == Ordering::SeqCst {
+                    seq_cst_view(|view| {
+                        if view.get(slot) < epoch {
+                            view.set(slot, epoch);
+                        }
+                    });
+                }
+            }
+            None => history_now.read_newest(slot, epoch),
+        }
+        result
     }
 
     /// Takes the writers' lock, then sets `BUSY` in `version` (a plain store: only the lock
@@ -298,6 +399,10 @@ impl AtomicSync {
     /// no write in progress, a value no release wrote, and no release fence of the thread.
     #[inline]
     fn lock_free_rmw_version(&self) -> Option<u64> {
+        if schedule::in_model() {
+            // Inside a model every write joins the history (see `model_write`).
+            return None;
+        }
         let before = self.version.load(std::sync::atomic::Ordering::Acquire);
         (before & (BUSY | RELEASED) == 0 && !has_fence_release()).then_some(before)
     }
@@ -531,6 +636,52 @@ impl Stamp {
     }
 }
 
+/// An atomic's value as the bits a store history keeps (see `store_history`).
+trait Bits: Copy {
+    fn to_bits(self) -> u64;
+    fn from_bits(bits: u64) -> Self;
+}
+
+macro_rules! int_bits {
+    ($($int:ty),*) => {$(
+        impl Bits for $int {
+            #[inline]
+            fn to_bits(self) -> u64 {
+                self as u64
+            }
+            #[inline]
+            fn from_bits(bits: u64) -> $int {
+                bits as $int
+            }
+        }
+    )*};
+}
+
+int_bits!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl Bits for bool {
+    #[inline]
+    fn to_bits(self) -> u64 {
+        self as u64
+    }
+    #[inline]
+    fn from_bits(bits: u64) -> bool {
+        bits != 0
+    }
+}
+
+impl<T> Bits for *mut T {
+    #[inline]
+    fn to_bits(self) -> u64 {
+        self as usize as u64
+    }
+    /// A pointer an earlier store wrote, with the provenance it was exposed with.
+    #[inline]
+    fn from_bits(bits: u64) -> *mut T {
+        bits as usize as *mut T
+    }
+}
+
 /// The ordering std uses for the failure of a `compare_and_swap` with ordering `order`.
 fn failure_order(order: Ordering) -> Ordering {
     match order {
@@ -575,7 +726,13 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $v {
             schedule::point("loading", Location::caller());
-            let value = self.sync().load($name, Location::caller(), order, || self.inner.load(order));
+            let sync = self.sync();
+            let value = if schedule::in_model() {
+                let current = || Bits::to_bits(self.inner.load(Ordering::SeqCst));
+                <$v as Bits>::from_bits(sync.model_load($name, Location::caller(), order, current))
+            } else {
+                sync.load($name, Location::caller(), order, || self.inner.load(order))
+            };
             schedule::loaded(self as *const Self as usize, value as usize as u64, Location::caller());
             value
         }
@@ -583,20 +740,29 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn store(&self, val: $v, order: Ordering) {
             schedule::point("storing", Location::caller());
-            self.sync().locked($name, Location::caller(), || self.inner.store(val, order), |_| Effect::Store(order))
+            let (sync, at) = (self.sync(), Location::caller());
+            self.write(sync, || sync.locked($name, at, || self.inner.store(val, order), |_| Effect::Store(order)), |_| Some(order))
+        }
+
+        /// A write (`op` on `sync`); inside a model its store also joins the atomic's history
+        /// (see `AtomicSync::model_write`).
+        #[inline]
+        #[track_caller]
+        fn write<R>(&self, sync: &'static AtomicSync, op: impl FnOnce() -> R, written: impl FnOnce(&R) -> Option<Ordering>) -> R {
+            if schedule::in_model() {
+                let current = || Bits::to_bits(self.inner.load(Ordering::SeqCst));
+                return sync.model_write(Location::caller(), current, op, written);
+            }
+            op()
         }
 
         #[track_caller]
         pub fn swap(&self, val: $v, order: Ordering) -> $v {
             schedule::point("swapping", Location::caller());
             let relaxed = order == Ordering::Relaxed;
-            self.sync().rmw(
-                $name,
-                Location::caller(),
-                relaxed,
-                || self.inner.swap(val, order),
-                |_| Effect::ReadModifyWrite(order),
-            )
+            let (sync, at) = (self.sync(), Location::caller());
+            let op = || sync.rmw($name, at, relaxed, || self.inner.swap(val, order), |_| Effect::ReadModifyWrite(order));
+            self.write(sync, op, |_| Some(order))
         }
 
         #[track_caller]
@@ -632,8 +798,17 @@ macro_rules! common_methods {
         ) -> Result<$v, $v> {
             schedule::point("compare-exchanging", Location::caller());
             let relaxed = success == Ordering::Relaxed && failure == Ordering::Relaxed;
-            // A Relaxed one that needs no lock needs no look first either.
             let sync = self.sync();
+            if schedule::in_model() {
+                // Under the lock, recorded in the history: it reads the newest store.
+                let effect = |r: &Result<$v, $v>| match r {
+                    Ok(_) => Effect::ReadModifyWrite(success),
+                    Err(_) => Effect::Load(failure),
+                };
+                let at = Location::caller();
+                return self.write(sync, || sync.locked($name, at, op, effect), |r| r.is_ok().then_some(success));
+            }
+            // A Relaxed one that needs no lock needs no look first either.
             if let Some(before) = relaxed.then(|| sync.lock_free_rmw_version()).flatten() {
                 return sync.lock_free_rmw(before, op);
             }
@@ -725,7 +900,9 @@ macro_rules! rmw_methods {
             pub fn $method(&self, val: $v, order: Ordering) -> $v {
                 schedule::point("updating", Location::caller());
                 let relaxed = order == Ordering::Relaxed;
-                self.sync().rmw($name, Location::caller(), relaxed, || self.inner.$method(val, order), |_| Effect::ReadModifyWrite(order))
+                let (sync, at) = (self.sync(), Location::caller());
+                let op = || sync.rmw($name, at, relaxed, || self.inner.$method(val, order), |_| Effect::ReadModifyWrite(order));
+                self.write(sync, op, |_| Some(order))
             }
         )*
     };
@@ -899,7 +1076,8 @@ impl<T> AtomicPtr<T> {
         let op = || match self.inner.fetch_update(order, failure_order(order), |p| Some(f(p))) {
             Ok(old) | Err(old) => old,
         };
-        self.sync().rmw("AtomicPtr", Location::caller(), relaxed, op, |_| Effect::ReadModifyWrite(order))
+        let (sync, at) = (self.sync(), Location::caller());
+        self.write(sync, || sync.rmw("AtomicPtr", at, relaxed, op, |_| Effect::ReadModifyWrite(order)), |_| Some(order))
     }
 
     /// Adds `val` elements of `T` to the pointer (wrapping), as std's.

@@ -21,14 +21,59 @@ use crate::schedule;
 /// this thread has read since its latest `fence(Acquire)`; it may also cover clocks the thread
 /// has already acquired (joining those again adds nothing), so it is never cleared and never
 /// reallocated once wide enough.
+/// Inside models, `sc_view` is what the thread's `fence(SeqCst)`s and SeqCst loads took from the
+/// SeqCst order (see `seq_cst_view`): a later load of the thread reads no store older than one
+/// it covers (see `store_history`).
 pub(crate) struct FenceState {
     released: Option<VectorClock>,
     read_relaxed: VectorClock,
+    sc_view: VectorClock,
 }
 
 impl FenceState {
     pub(crate) const fn new() -> FenceState {
-        FenceState { released: None, read_relaxed: VectorClock::new() }
+        FenceState { released: None, read_relaxed: VectorClock::new(), sc_view: VectorClock::new() }
+    }
+}
+
+/// Inside models: the stores that precede, in the single total order of SeqCst operations, the
+/// running iteration's latest SeqCst fence or SeqCst store, as a clock (for each thread, its
+/// epoch at the latest of its SeqCst stores and at its SeqCst fences). A SeqCst fence or load
+/// that comes later in that order reads none older (C++20's fence rules). Runs `f` on it, made
+/// empty when a new iteration began.
+pub(crate) fn seq_cst_view<R>(f: impl FnOnce(&mut VectorClock) -> R) -> R {
+    static VIEW: std::sync::Mutex<(u64, VectorClock)> = std::sync::Mutex::new((0, VectorClock::new()));
+    let mut view = VIEW.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let iteration = schedule::current_iteration().unwrap_or(0);
+    if view.0 != iteration {
+        *view = (iteration, VectorClock::new());
+    }
+    f(&mut view.1)
+}
+
+/// A SeqCst load or fence of the calling thread, inside a model: its view takes the SeqCst
+/// order's so far.
+pub(crate) fn catch_up_seq_cst() {
+    seq_cst_view(|view| {
+        let _ = FENCES.try_with(|f| {
+            if let Ok(mut f) = f.try_borrow_mut() {
+                f.sc_view.join(view);
+            }
+        });
+    });
+}
+
+/// Runs `f` on the calling thread's SeqCst view (see `FenceState`); an empty one during
+/// thread-local teardown.
+pub(crate) fn with_sc_view<R>(f: impl FnOnce(&VectorClock) -> R) -> R {
+    let mut f = Some(f);
+    let out = FENCES.try_with(|state| match state.try_borrow() {
+        Ok(state) => Some((f.take().unwrap())(&state.sc_view)),
+        Err(_) => None,
+    });
+    match out {
+        Ok(Some(r)) => r,
+        _ => (f.take().unwrap())(&VectorClock::new()),
     }
 }
 
@@ -84,9 +129,10 @@ pub(crate) fn with_fence_release<R>(f: impl FnOnce(Option<&VectorClock>) -> R) -
 ///
 /// `Acquire` (and stronger) waits on every release clock read by this thread's Relaxed loads
 /// since its previous acquire fence; `Release` (and stronger) records the thread's clock for
-/// its later Relaxed writes, then starts a new segment. `SeqCst` is treated as `AcqRel`: its
+/// its later Relaxed writes, then starts a new segment. `SeqCst` is `AcqRel` for the clocks: its
 /// single total order adds no happens-before edge between threads that read no value from
-/// each other.
+/// each other; inside a model it also bounds which stores later loads may read (see
+/// `seq_cst_view`).
 ///
 /// # Panics
 /// On `Relaxed`, as std does.
@@ -95,6 +141,10 @@ pub fn fence(order: Ordering) {
     let at = Location::caller();
     schedule::point("fencing", at);
     std::sync::atomic::fence(order);
+    if order == Ordering::SeqCst && schedule::in_model() {
+        catch_up_seq_cst();
+        with_current(|t| seq_cst_view(|view| view.join(t.clock())));
+    }
     with_current(|t| {
         let _ = FENCES.try_with(|f| {
             let Ok(mut f) = f.try_borrow_mut() else { return };

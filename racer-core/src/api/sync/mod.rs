@@ -13,6 +13,7 @@ pub mod mpsc;
 mod mutex;
 mod once;
 mod once_lock;
+mod store_history;
 mod rwlock;
 
 pub use arc::{Arc, Weak};
