@@ -38,12 +38,12 @@ pub use std::sync::atomic::{compiler_fence, Ordering};
 
 use super::atomic_clock::{AtomicClock, WORDS};
 use super::atomic_table;
-use super::fence::{catch_up_seq_cst, seq_cst_view, with_sc_view};
-use super::store_history::{with_stale_streak, History};
 pub use super::fence::fence;
 use super::fence::{
     acquires, has_fence_release, note_relaxed_read, note_relaxed_read_epochs, releases, with_fence_release,
 };
+use super::fence::{catch_up_seq_cst, seq_cst_view, with_sc_view};
+use super::store_history::{with_stale_streak, History};
 
 /// What one atomic operation turned out to be, with the ordering that applies to it.
 #[derive(Clone, Copy)]
@@ -217,12 +217,14 @@ impl AtomicSync {
             });
             let (bits, release) = (read.store.bits, read.store.release.clone());
             if read.stale {
-                let (store_site, store_order) = (read.store.site, read.store.order);
+                let stored = match read.store.site {
+                    Some(site) => format!("stored at {site} ({:?})", read.store.order),
+                    None => "the value it held when this iteration first used it".to_owned(),
+                };
                 schedule::note_stale_read(format!(
-                    "the load at {at} ({order:?}) read an older value of {object}, stored at {store_site} \
-                     ({store_order:?}), while a newer store existed: no happens-before edge made it see the \
-                     newer one; if it must, order the newer store before the load (Release store, Acquire \
-                     load) or make both SeqCst"
+                    "the load at {at} ({order:?}) read an older value of {object}, {stored}, while a newer \
+                     store existed: no happens-before edge made it see the newer one; if it must, order the \
+                     newer store before the load (Release store, Acquire load) or make both SeqCst"
                 ));
             }
             drop(guard);
@@ -741,14 +743,23 @@ macro_rules! common_methods {
         pub fn store(&self, val: $v, order: Ordering) {
             schedule::point("storing", Location::caller());
             let (sync, at) = (self.sync(), Location::caller());
-            self.write(sync, || sync.locked($name, at, || self.inner.store(val, order), |_| Effect::Store(order)), |_| Some(order))
+            self.write(
+                sync,
+                || sync.locked($name, at, || self.inner.store(val, order), |_| Effect::Store(order)),
+                |_| Some(order),
+            )
         }
 
         /// A write (`op` on `sync`); inside a model its store also joins the atomic's history
         /// (see `AtomicSync::model_write`).
         #[inline]
         #[track_caller]
-        fn write<R>(&self, sync: &'static AtomicSync, op: impl FnOnce() -> R, written: impl FnOnce(&R) -> Option<Ordering>) -> R {
+        fn write<R>(
+            &self,
+            sync: &'static AtomicSync,
+            op: impl FnOnce() -> R,
+            written: impl FnOnce(&R) -> Option<Ordering>,
+        ) -> R {
             if schedule::in_model() {
                 let current = || Bits::to_bits(self.inner.load(Ordering::SeqCst));
                 return sync.model_write(Location::caller(), current, op, written);
@@ -761,7 +772,8 @@ macro_rules! common_methods {
             schedule::point("swapping", Location::caller());
             let relaxed = order == Ordering::Relaxed;
             let (sync, at) = (self.sync(), Location::caller());
-            let op = || sync.rmw($name, at, relaxed, || self.inner.swap(val, order), |_| Effect::ReadModifyWrite(order));
+            let op =
+                || sync.rmw($name, at, relaxed, || self.inner.swap(val, order), |_| Effect::ReadModifyWrite(order));
             self.write(sync, op, |_| Some(order))
         }
 

@@ -13,8 +13,8 @@ pub mod mpsc;
 mod mutex;
 mod once;
 mod once_lock;
-mod store_history;
 mod rwlock;
+mod store_history;
 
 pub use arc::{Arc, Weak};
 pub use barrier::{Barrier, BarrierWaitResult};

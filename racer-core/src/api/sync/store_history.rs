@@ -46,7 +46,8 @@ pub(crate) struct StoreRecord {
     pub(crate) release: Option<VectorClock>,
     /// The loads that read it (slot, epoch): a load they happen before reads it or a later one.
     loaded_by: Vec<(Slot, Epoch)>,
-    pub(crate) site: &'static Location<'static>,
+    /// Where the store ran; `None` for the value the history began with (see `current`).
+    pub(crate) site: Option<&'static Location<'static>>,
     pub(crate) order: Ordering,
 }
 
@@ -82,7 +83,7 @@ impl History {
                 seq_cst: true,
                 release: None,
                 loaded_by: Vec::new(),
-                site: Location::caller(),
+                site: None,
                 order: Ordering::Relaxed,
             };
             *slot = Some(Box::new(History { iteration, stores: vec![initial] }));
@@ -112,7 +113,7 @@ impl History {
             seq_cst: order == Ordering::SeqCst,
             release,
             loaded_by: Vec::new(),
-            site,
+            site: Some(site),
             order,
         });
     }
@@ -246,7 +247,8 @@ mod tests {
 
     #[test]
     fn a_load_does_not_read_older_than_a_load_that_happens_before_it() {
-        let mut h = history(&[(0, 0, 0, Ordering::Relaxed), (1, 1, 3, Ordering::Relaxed), (2, 1, 4, Ordering::Relaxed)]);
+        let mut h =
+            history(&[(0, 0, 0, Ordering::Relaxed), (1, 1, 3, Ordering::Relaxed), (2, 1, 4, Ordering::Relaxed)]);
         let none = VectorClock::new();
         note_loader(&mut h.stores[1], 2, 5);
         assert_eq!(oldest_candidate(&h, Ordering::Relaxed, &clock(&[(2, 5)]), &none), 1);
