@@ -22,9 +22,11 @@
 //! of a value whose release clock it already has (a spinning load, a Relaxed load of a value no
 //! release wrote) then costs two reads of the version around the real load.
 //!
-//! SeqCst is treated as AcqRel (its load half as Acquire, its store half as Release): the
-//! single total order of SeqCst operations adds no happens-before edge between threads that
-//! do not read each other's values.
+//! For the clocks SeqCst is AcqRel (its load half Acquire, its store half Release): the single
+//! total order of SeqCst operations adds no happens-before edge between threads that do not
+//! read each other's values. Inside a model a load may read an older store than the newest
+//! (`store_history`), and there SeqCst also bounds which: a SeqCst load reads the latest SeqCst
+//! store or a later one.
 
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe};
