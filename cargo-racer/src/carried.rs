@@ -160,7 +160,14 @@ mod tests {
         ] {
             assert!(kept(table), "{table}");
         }
-        for table in ["workspace", "workspace.package", "dev-dependencies", "target.'cfg(unix)'.dev-dependencies", "profile.bench", "lints.rust"] {
+        for table in [
+            "workspace",
+            "workspace.package",
+            "dev-dependencies",
+            "target.'cfg(unix)'.dev-dependencies",
+            "profile.bench",
+            "lints.rust",
+        ] {
             assert!(!kept(table), "{table}");
         }
     }
