@@ -2,7 +2,8 @@
 //! into the runner, so that an installed `cargo racer` needs no checkout of racer:
 //! `src/carried.rs` writes them out when no checkout is found. Built in racer's repository, it
 //! reads them where they are, from the sibling packages' own folders; built from cargo-racer's
-//! published package, from `carried/`, where `publish/carry` copied them before packaging.
+//! published package, from `carried/`, where `publish/carry` copied them before packaging
+//! (manifests there are `Cargo.toml.carried`).
 //! Generates `OUT_DIR/carried_files.rs`: a content hash and every file's bytes.
 
 use std::collections::hash_map::DefaultHasher;
@@ -16,10 +17,10 @@ fn main() {
     let list = std::fs::read_to_string(&list_path)
         .unwrap_or_else(|e| panic!("cargo-racer: cannot read {}: {e}", list_path.display()));
     let listed: Vec<&str> = list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
-    let root = source_root(&manifest_dir, &listed);
+    let (root, from_repository) = source_root(&manifest_dir, &listed);
     let mut files = Vec::new();
     for rel in &listed {
-        let path = root.join(rel);
+        let path = on_disk(&root, rel, from_repository);
         if path.is_dir() {
             collect(&path, rel, &mut files);
         } else if path.is_file() {
@@ -51,10 +52,10 @@ fn main() {
 
 /// Where the listed paths are: racer's repository (this package's parent folder, when it holds
 /// them all), else `carried/` inside this package (its published form).
-fn source_root(manifest_dir: &Path, listed: &[&str]) -> PathBuf {
+fn source_root(manifest_dir: &Path, listed: &[&str]) -> (PathBuf, bool) {
     let repository = std::fs::canonicalize(manifest_dir.join("..")).unwrap_or(manifest_dir.join(".."));
     if repository.join("cargo-racer/carried.list").is_file() && listed.iter().all(|rel| repository.join(rel).exists()) {
-        return repository;
+        return (repository, true);
     }
     let carried = manifest_dir.join("carried");
     println!("cargo:rerun-if-changed={}", carried.display());
@@ -64,7 +65,16 @@ fn source_root(manifest_dir: &Path, listed: &[&str]) -> PathBuf {
             repository.display()
         );
     }
-    carried
+    (carried, false)
+}
+
+/// Where a listed path is under `root`. In `carried/` a manifest is `Cargo.toml.carried`: cargo
+/// leaves a folder with a `Cargo.toml` (another package) out of this package.
+fn on_disk(root: &Path, rel: &str, from_repository: bool) -> PathBuf {
+    match rel.strip_suffix("Cargo.toml") {
+        Some(dir) if !from_repository && (dir.is_empty() || dir.ends_with('/')) => root.join(format!("{rel}.carried")),
+        _ => root.join(rel),
+    }
 }
 
 /// Every file under `dir` (whose path from the root is `rel`), as (path from the root with
