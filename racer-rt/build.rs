@@ -1,5 +1,5 @@
 //! With `race-detect`, compiles the detector (`detector/lib.rs`, std only: racer-core's source,
-//! shipped inside this package) with `rustc -C opt-level=3`, and tells this crate its name.
+//! which lives in this package) with `rustc -C opt-level=3`, and tells this crate its name.
 //!
 //! Why not a normal dependency: Cargo builds dependencies with the user's profile, and the
 //! dev and test profiles (what `cargo test` uses) do not optimise; only the user's own

@@ -191,7 +191,9 @@ fn swap(dir: &Path, specific: &[(&str, &str, &str, usize)], expected: &[(&str, u
     assert_eq!(text.matches("\n[features]\n").count(), 1, "{text}");
     text = text.replace("\n[features]\n", "\n[features]\nrace-detect = [\"racer/race-detect\"]\n");
     let racer = repo().display().to_string();
-    text.push_str(&format!("\n[dependencies.racer]\npackage = \"racer\"\npath = {racer:?}\nfeatures = [\"tokio\"]\n"));
+    text.push_str(&format!(
+        "\n[dependencies.racer]\npackage = \"racer-detector\"\npath = {racer:?}\nfeatures = [\"tokio\"]\n"
+    ));
     std::fs::write(&manifest, text).unwrap();
 
     if dir.join("Cargo.lock").exists() {

@@ -1,4 +1,4 @@
-//! The fast path's rule (see `racer-core/src/shadow/seen.rs`): within one segment, every access after the
+//! The fast path's rule (see `racer-rt/detector/shadow/seen.rs`): within one segment, every access after the
 //! segment's first read and first write is a hit, whatever their order. Counted, not timed:
 //! each test counts the accesses that went through the slow path on its own thread.
 #![cfg(feature = "race-detect")]

@@ -3,7 +3,7 @@
 //! sites) built as users build it (no RUSTFLAGS: this test's own build) and with frame pointers
 //! forced on prints the same reports, addresses aside.
 //!
-//! racer walks stacks with cached CFI rules either way (see `racer-core/src/provenance/stack/cfi_walk.rs`);
+//! racer walks stacks with cached CFI rules either way (see `racer-rt/detector/provenance/stack/cfi_walk.rs`);
 //! frame pointers only change the code the walk goes through. This builds the fixture a second
 //! time (as a child `cargo build` in `<target>/frame-pointers`, so it never waits on this
 //! build's lock), which takes a minute the first time.

@@ -48,7 +48,7 @@ fn manifest(name: &str, racer: bool, own_workspace: bool, rest: &str) -> String 
     }
     if racer {
         m += &format!(
-            "[features]\nrace-detect = [\"racer/race-detect\"]\n\n[dependencies]\nracer = {{ path = {:?} }}\n\n",
+            "[features]\nrace-detect = [\"racer/race-detect\"]\n\n[dependencies]\nracer = {{ package = \"racer-detector\", path = {:?} }}\n\n",
             racer_repo().display().to_string()
         );
     }

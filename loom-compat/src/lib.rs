@@ -12,7 +12,9 @@
 //!
 //! and the crate under test then runs, unchanged, on racer's types: its `UnsafeCell`s are
 //! [`racer::Shared`] cells whose every access is checked, its atomics are racer's (whose
-//! Acquire/Release operations are happens-before edges), and its threads are racer's.
+//! Acquire/Release operations are happens-before edges), and its threads are racer's. (In the
+//! registry, where `loom` is taken, the same package is `racer-loom`, library `loom`;
+//! `cargo racer test --loom` puts it in loom's place with no edit to the crate.)
 //!
 //! Like loom, [`model()`] explores interleavings: it runs its closure many times, and in each
 //! iteration the model's threads take turns at every operation racer sees (atomics, locks,

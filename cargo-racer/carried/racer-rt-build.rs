@@ -1,1 +1,0 @@
-../../racer-rt/build.rs
