@@ -14,6 +14,7 @@
 //! - a store that happens before a `fence(SeqCst)` that precedes, in the fences' total order,
 //!   a `fence(SeqCst)` of the loading thread (C++20's fence rule), and likewise a SeqCst store
 //!   that precedes such a fence.
+//!
 //! Read-modify-writes always read the newest store. A load that read an older store acquires
 //! that store's release clock, not the newest's.
 //!
@@ -93,7 +94,6 @@ impl History {
 
     /// A store (or RMW) by the thread in `slot` at `epoch` wrote `bits`; `release` is the
     /// atomic's release clock after it.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn stored(
         &mut self,
         bits: u64,
