@@ -194,10 +194,11 @@ pub(crate) fn with_stale_streak<R>(key: usize, f: impl FnOnce(&mut u32) -> R) ->
     }
 }
 
-/// Notes that the thread in `slot` at `epoch` read `store`; one entry per thread, the latest.
+/// Notes that the thread in `slot` at `epoch` read `store`; one entry per thread, its earliest
+/// such load: a load that any of them happens before also has that one before it.
 fn note_loader(store: &mut StoreRecord, slot: Slot, epoch: Epoch) {
     match store.loaded_by.iter_mut().find(|(s, _)| *s == slot) {
-        Some(entry) => entry.1 = entry.1.max(epoch),
+        Some(entry) => entry.1 = entry.1.min(epoch),
         None => store.loaded_by.push((slot, epoch)),
     }
 }
