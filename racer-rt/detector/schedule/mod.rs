@@ -134,6 +134,12 @@ pub fn choose_value(n: u64) -> Option<u64> {
     member().map(|(sched, _)| sched.choose_value(n))
 }
 
+/// Inside a model, runs `f` on its iteration's SeqCst order clock (components, slot 0 first);
+/// `None` outside one.
+pub fn with_seq_cst<R>(f: impl FnOnce(&mut Vec<u64>) -> R) -> Option<R> {
+    member().map(|(sched, _)| sched.with_seq_cst(f))
+}
+
 /// Inside a model, notes a load that read an older store (`what` says which), for the failure
 /// message of the iteration.
 pub fn note_stale_read(what: String) {

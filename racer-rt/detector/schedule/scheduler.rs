@@ -136,6 +136,9 @@ pub struct Scheduler {
     values: Mutex<super::rng::Rng>,
     /// What the iteration's loads that read an older store read (see `note_stale_read`).
     stale_reads: Mutex<Vec<String>>,
+    /// The iteration's SeqCst order as a clock (see `api::sync::fence::seq_cst_view`), kept as
+    /// the `Vec` of a clock's components: this folder sees no clock type.
+    seq_cst: Mutex<Vec<u64>>,
 }
 
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -237,7 +240,13 @@ impl Scheduler {
             over: Condvar::new(),
             values: Mutex::new(super::rng::Rng::new(seed ^ 0x5354_4f52_4553_2121)),
             stale_reads: Mutex::new(Vec::new()),
+            seq_cst: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Runs `f` on the iteration's SeqCst order clock, slot 0 first.
+    pub fn with_seq_cst<R>(&self, f: impl FnOnce(&mut Vec<u64>) -> R) -> R {
+        f(&mut self.seq_cst.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// A load of the iteration read an older store (`what`); the last few are kept.

@@ -37,18 +37,21 @@ impl FenceState {
 }
 
 /// Inside models: the stores that precede, in the single total order of SeqCst operations, the
-/// running iteration's latest SeqCst fence or SeqCst store, as a clock (for each thread, its
-/// epoch at the latest of its SeqCst stores and at its SeqCst fences). A SeqCst fence or load
-/// that comes later in that order reads none older (C++20's fence rules). Runs `f` on it, made
-/// empty when a new iteration began.
+/// iteration's latest SeqCst fence or SeqCst store, as a clock (for each thread, its epoch at
+/// the latest of its SeqCst stores and at its SeqCst fences). A SeqCst fence or load that comes
+/// later in that order reads none older (C++20's fence rules). Runs `f` on it (kept by the
+/// iteration's scheduler); outside a model on an empty clock.
 pub(crate) fn seq_cst_view<R>(f: impl FnOnce(&mut VectorClock) -> R) -> R {
-    static VIEW: std::sync::Mutex<(u64, VectorClock)> = std::sync::Mutex::new((0, VectorClock::new()));
-    let mut view = VIEW.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let iteration = schedule::current_iteration().unwrap_or(0);
-    if view.0 != iteration {
-        *view = (iteration, VectorClock::new());
-    }
-    f(&mut view.1)
+    let mut f = Some(f);
+    let kept = schedule::with_seq_cst(|epochs| {
+        let mut view = VectorClock::new();
+        view.join_epochs(epochs);
+        let r = (f.take().unwrap())(&mut view);
+        epochs.clear();
+        epochs.extend_from_slice(view.epochs());
+        r
+    });
+    kept.unwrap_or_else(|| (f.take().unwrap())(&mut VectorClock::new()))
 }
 
 /// A SeqCst load or fence of the calling thread, inside a model: its view takes the SeqCst
