@@ -72,6 +72,14 @@ impl LoomPatch {
         for patch in &patches {
             cargo.args(["--config", patch]);
         }
+        // The stand-in and the facade it forwards to are built optimised whatever the crate's
+        // profile: unoptimised, their small forwarding functions, run at every atomic operation,
+        // made concurrent-queue's own spin tests outside any model run 20 times slower than
+        // std's (a name absent from the graph only makes cargo warn, and the crate itself keeps
+        // its profile).
+        for package in ["loom", "racer-detector", "racer-rt"] {
+            cargo.args(["--config", &format!("profile.dev.package.{package}.opt-level=3")]);
+        }
         // The stand-in's racer on, under the name this package gives loom.
         cargo.args(["--features", &format!("{}/race-detect", self.dependency)]);
         eprintln!(
