@@ -5,7 +5,11 @@
 #![cfg(feature = "race-detect")]
 
 use std::collections::BTreeSet;
+use std::process::Command;
 use std::sync::Mutex;
+use std::time::Duration;
+
+mod child_support;
 
 use racer::sync::atomic::{fence, AtomicUsize, Ordering};
 use racer::sync::Arc;
@@ -195,4 +199,30 @@ fn read_modify_writes_read_the_newest_store() {
         (count.load(Relaxed), 0)
     });
     assert_eq!(seen, BTreeSet::from([(2, 0)]));
+}
+
+/// A model that fails because a load read an older store says, after the failure, which load
+/// read which store and what ordering would forbid it. The model runs in a child process (this
+/// test binary again), whose standard error the test reads.
+#[test]
+fn a_failure_after_a_stale_read_names_the_load_and_the_store() {
+    const NAME: &str = "a_failure_after_a_stale_read_names_the_load_and_the_store";
+    if std::env::var_os("RACER_LITMUS_CHILD").is_some() {
+        racer::model::Builder::new().iterations(ITERATIONS).check(|| {
+            let (seen, value) = message_passing(Relaxed, Relaxed);
+            assert!(!(seen == 1 && value == 0), "the flag was set but the data was old");
+        });
+        return;
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child.args(["--exact", NAME, "--nocapture", "--test-threads=1"]).env("RACER_LITMUS_CHILD", "1");
+    let out = child_support::output_within(child, Duration::from_secs(120), "the failing model");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the model did not fail:\n{err}");
+    assert!(err.contains("the flag was set but the data was old"), "{err}");
+    assert!(err.contains(&format!("racer (model): '{NAME}' panicked in iteration")), "{err}");
+    let note =
+        err.lines().find(|l| l.contains("note: the load at tests/litmus.rs:")).unwrap_or_else(|| panic!("{err}"));
+    assert!(note.contains("(Relaxed) read an older value of AtomicUsize"), "{note}");
+    assert!(note.contains("order the newer store before the load (Release store, Acquire load)"), "{note}");
 }
