@@ -71,27 +71,28 @@ enum Effect {
 /// When `RELEASED` is clear, `clock` is stale and ignored. `addr` and `next` never change once
 /// the entry is in the table.
 ///
-/// What a lock-free load reads (the address its lookup compares, the version, where the atomic
-/// was first used and the clock's words) fills the first cache line. The writers' lock
-/// (`writer`) and the clock's spilled components are on the second line, which loads never
-/// touch: a writer takes its lock without pulling a line from the readers, and then writes the
-/// first line with plain stores, which do not wait for the line as a locked instruction does.
+/// Three cache lines. The first holds what the lookup compares (`addr`, `next`) and where the
+/// atomic was first used: written only when the entry is made or reset, so every core keeps its
+/// own copy and a lookup never waits for another core. The second is what a lock-free load
+/// reads: the version and the clock's words, written by every store. The writers' lock
+/// (`writer`), the clock's spilled components and the history are on the third, which loads
+/// never touch: a writer takes its lock without pulling a line from the readers, and then
+/// writes the second line with plain stores, which do not wait for the line as a locked
+/// instruction does.
 #[repr(C, align(64))]
 pub(crate) struct AtomicSync {
     pub(super) addr: usize,
-    version: std::sync::atomic::AtomicU64,
+    /// The next entry of the same 8 bytes of memory (see `atomic_table`).
+    pub(super) next: std::sync::atomic::AtomicPtr<AtomicSync>,
     /// Where the atomic was first used; null after `reset` until the next first use.
     created: std::sync::atomic::AtomicPtr<Location<'static>>,
+    _read_only_line: [u64; 5],
+    version: std::sync::atomic::AtomicU64,
     clock: AtomicClock,
     /// The writers' lock, and a copy of `version` that the lock holder reads instead of the
     /// readers' line: `BUSY` set while a thread runs an operation with its clock update, the
     /// other bits `version`'s as that thread will leave it (equal to `version` while unlocked).
     writer: std::sync::atomic::AtomicU64,
-    /// `created` again, for writers: read after a write, the first line's copy would wait for
-    /// that line, which a reader most likely has taken back by then.
-    created_for_writers: std::sync::atomic::AtomicPtr<Location<'static>>,
-    /// The next entry of the same 8 bytes of memory (see `atomic_table`).
-    pub(super) next: std::sync::atomic::AtomicPtr<AtomicSync>,
     /// Inside models, the atomic's recent stores (see `store_history`); `None` elsewhere.
     history: crate::base::lock::Mutex<Option<Box<History>>>,
 }
@@ -125,12 +126,12 @@ impl AtomicSync {
         let created = created as *const Location<'static> as *mut Location<'static>;
         AtomicSync {
             addr,
-            version: std::sync::atomic::AtomicU64::new(0),
+            next: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
             created: std::sync::atomic::AtomicPtr::new(created),
+            _read_only_line: [0; 5],
+            version: std::sync::atomic::AtomicU64::new(0),
             clock: AtomicClock::new(),
             writer: std::sync::atomic::AtomicU64::new(0),
-            created_for_writers: std::sync::atomic::AtomicPtr::new(created),
-            next: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
             history: crate::base::lock::Mutex::new(None),
         }
     }
@@ -155,12 +156,6 @@ impl AtomicSync {
             std::sync::atomic::Ordering::Relaxed,
             std::sync::atomic::Ordering::Relaxed,
         );
-        let _ = self.created_for_writers.compare_exchange(
-            null,
-            at,
-            std::sync::atomic::Ordering::Relaxed,
-            std::sync::atomic::Ordering::Relaxed,
-        );
     }
 
     /// Where the atomic was first used (see `created`): it tells atomics apart in the logs that
@@ -172,13 +167,6 @@ impl AtomicSync {
         unsafe { &*self.created.load(std::sync::atomic::Ordering::Relaxed) }
     }
 
-    /// `created`, read from the writers' line.
-    #[inline]
-    fn created_for_writers(&self) -> &'static Location<'static> {
-        // SAFETY: as for `created`.
-        unsafe { &*self.created_for_writers.load(std::sync::atomic::Ordering::Relaxed) }
-    }
-
     /// Back to no release state and no place of first use: the atomic was dropped (the next one
     /// at this address starts afresh) or written through `&mut`. The caller has the atomic
     /// exclusively, so no operation on it runs.
@@ -186,7 +174,6 @@ impl AtomicSync {
         let locked = self.lock();
         std::mem::forget(locked);
         self.created.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Relaxed);
-        self.created_for_writers.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Relaxed);
         self.version.store(0, std::sync::atomic::Ordering::Release);
         self.writer.store(0, std::sync::atomic::Ordering::Release);
         *self.history.lock() = None;
@@ -502,7 +489,7 @@ impl AtomicSync {
             if let Effect::Store(order) | Effect::ReadModifyWrite(order) = effect {
                 t.thread_ref.note_store(StoreNote {
                     atomic: self as *const AtomicSync as usize,
-                    created: self.created_for_writers(),
+                    created: self.created(),
                     site: at,
                     order,
                     rmw: matches!(effect, Effect::ReadModifyWrite(_)),
@@ -1183,13 +1170,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn what_a_load_reads_is_on_the_first_line_and_the_writers_lock_on_the_second() {
+    fn the_lookup_the_readers_and_the_writers_each_have_a_line() {
         assert!(std::mem::offset_of!(AtomicSync, created) < 64);
+        assert_eq!(std::mem::offset_of!(AtomicSync, version), 64);
         // The clock's words come first in `AtomicClock`.
-        assert!(std::mem::offset_of!(AtomicSync, clock) + WORDS * 8 <= 64);
-        assert!(std::mem::offset_of!(AtomicSync, writer) >= 64);
-        assert!(std::mem::offset_of!(AtomicSync, created_for_writers) >= 64);
-        assert_eq!(std::mem::size_of::<AtomicSync>(), 128);
+        assert_eq!(std::mem::offset_of!(AtomicSync, clock) + WORDS * 8, 128);
+        assert!(std::mem::offset_of!(AtomicSync, writer) >= 128);
+        assert_eq!(std::mem::size_of::<AtomicSync>(), 192);
     }
 
     #[test]

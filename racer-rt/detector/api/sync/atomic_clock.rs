@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use crate::model::clock::{Epoch, Slot, VectorClock};
 
 /// How many components a load can read without the lock: what is left of one cache line after
-/// the atomic's address, version and place of first use (see `AtomicSync`).
-pub(crate) const WORDS: usize = 5;
+/// the atomic's version (see `AtomicSync`).
+pub(crate) const WORDS: usize = 7;
 
 /// A vector clock readable without the lock of its owner up to `WORDS` components.
 ///
