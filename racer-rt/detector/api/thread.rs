@@ -288,7 +288,7 @@ impl Builder {
         // the iteration is over (see `schedule::Linger`).
         let slot = Arc::new(ResultSlot::default());
         let filled = slot.clone();
-        let waits = linger.clone_for_child();
+        let waits = linger.clone();
         let inner = self.std_builder().spawn(move || {
             let exits = ExitPost::AtClosureEnd(vec![child_exit]);
             run_child(seed, exits, done, site, || {

@@ -181,16 +181,12 @@ impl Ticket {
 /// so that its thread-local destructors run after the model, as loom's threads (all on one OS
 /// thread) never run them while a model does: code written for loom counts on that (a
 /// collector in a thread-local that would reclaim what the model still checks).
+#[derive(Clone)]
 pub struct Linger {
     sched: Arc<Scheduler>,
 }
 
 impl Linger {
-    /// The same, for the child to wait with.
-    pub fn clone_for_child(&self) -> Linger {
-        Linger { sched: self.sched.clone() }
-    }
-
     /// In the parent: the child's OS thread, joined when the iteration is over.
     pub fn keep(&self, thread: std::thread::JoinHandle<()>) {
         self.sched.keep_lingering(thread);

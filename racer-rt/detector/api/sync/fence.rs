@@ -66,18 +66,23 @@ pub(crate) fn catch_up_seq_cst() {
     });
 }
 
+/// Runs `f` on the calling thread's fence state, or on `None` while that is borrowed or, during
+/// thread-local teardown, gone.
+fn with_fence_state<R>(f: impl FnOnce(Option<&FenceState>) -> R) -> R {
+    let mut f = Some(f);
+    match FENCES.try_with(|state| state.try_borrow().ok().map(|state| (f.take().unwrap())(Some(&*state)))) {
+        Ok(Some(r)) => r,
+        _ => (f.take().unwrap())(None),
+    }
+}
+
 /// Runs `f` on the calling thread's SeqCst view (see `FenceState`); an empty one during
 /// thread-local teardown.
 pub(crate) fn with_sc_view<R>(f: impl FnOnce(&VectorClock) -> R) -> R {
-    let mut f = Some(f);
-    let out = FENCES.try_with(|state| match state.try_borrow() {
-        Ok(state) => Some((f.take().unwrap())(&state.sc_view)),
-        Err(_) => None,
-    });
-    match out {
-        Ok(Some(r)) => r,
-        _ => (f.take().unwrap())(&VectorClock::new()),
-    }
+    with_fence_state(|state| match state {
+        Some(state) => f(&state.sc_view),
+        None => f(&VectorClock::new()),
+    })
 }
 
 /// Exchanges the calling thread's fence bookkeeping with `other` (a task's, see `api::task`).
@@ -109,23 +114,15 @@ pub(crate) fn note_relaxed_read_epochs(epochs: &[u64]) {
     });
 }
 
-/// Runs `f` with the clock a Relaxed write of this thread releases: its clock at its latest
-/// release fence, or `None` when it has made none (then the write releases nothing).
 /// Whether the calling thread has made a release fence (true when that cannot be known).
 pub(crate) fn has_fence_release() -> bool {
     FENCES.try_with(|state| state.try_borrow().map_or(true, |s| s.released.is_some())).unwrap_or(true)
 }
 
+/// Runs `f` with the clock a Relaxed write of this thread releases: its clock at its latest
+/// release fence, or `None` when it has made none (then the write releases nothing).
 pub(crate) fn with_fence_release<R>(f: impl FnOnce(Option<&VectorClock>) -> R) -> R {
-    let mut f = Some(f);
-    let out = FENCES.try_with(|state| match state.try_borrow() {
-        Ok(state) => Some((f.take().unwrap())(state.released.as_ref())),
-        Err(_) => None,
-    });
-    match out {
-        Ok(Some(r)) => r,
-        _ => (f.take().unwrap())(None),
-    }
+    with_fence_state(|state| f(state.and_then(|state| state.released.as_ref())))
 }
 
 /// An atomic fence, as `std::sync::atomic::fence`.
