@@ -212,6 +212,47 @@ mod races {
         assert_one_race(&report, RaceKind::Flow, ("writer", w), ("reader", r));
     }
 
+    /// Twelve threads, alive at once, each write their own cell and then add 1 to a counter
+    /// (AcqRel: a release sequence), the last writing a second cell only after its add. The
+    /// counter's release clock then has more components than a lock-free load reads, so the
+    /// reader's acquire takes the lock path: it must still order every cell written before an
+    /// add, and not the one written after.
+    #[test]
+    fn a_release_clock_wider_than_a_lock_free_load_reads_orders_all_it_holds() {
+        const WRITERS: usize = 12;
+        let mut sites = None;
+        let report = racer::check(|| {
+            let cells: Arc<Vec<Shared<u64>>> = Arc::new((0..=WRITERS).map(|_| Shared::new(0)).collect());
+            let counter = Arc::new(AtomicUsize::new(0));
+            // Invisible to racer: it only keeps every writer alive (and its slot taken) at once.
+            let all_started = std::sync::Arc::new(std::sync::Barrier::new(WRITERS));
+            let writers: Vec<_> = (0..WRITERS)
+                .map(|i| {
+                    let (cells, counter, all_started) = (cells.clone(), counter.clone(), all_started.clone());
+                    named(&format!("writer {i}"), move || {
+                        all_started.wait();
+                        write(&cells[i], 1);
+                        counter.fetch_add(1, Ordering::AcqRel);
+                        (i == WRITERS - 1).then(|| write(&cells[WRITERS], 1))
+                    })
+                })
+                .collect();
+            spin_until(&counter, WRITERS, Ordering::Acquire);
+            let mut late_read = None;
+            for (i, cell) in cells.iter().enumerate() {
+                let (_, site) = read(cell);
+                if i == WRITERS {
+                    late_read = Some(site);
+                }
+            }
+            let late_write = writers.into_iter().filter_map(|w| w.join().unwrap()).next();
+            sites = Some((late_write.unwrap(), late_read.unwrap()));
+        });
+        let (w, r) = sites.unwrap();
+        let reader = std::thread::current().name().unwrap().to_string();
+        assert_one_race(&report, RaceKind::Flow, (&format!("writer {}", WRITERS - 1), w), (&reader, r));
+    }
+
     #[test]
     fn a_write_after_the_release_is_not_published() {
         let mut sites = None;
