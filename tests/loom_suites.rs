@@ -221,6 +221,29 @@ mod published {
         suite_passes("diatomic-waker", &["--loom", "--cfg", "diatomic_waker_loom", "--lib"], 6);
     }
 
+    /// arcstr 1.2.0 (`--cfg loom`, models in its unit tests): its header is laid out by hand
+    /// (`OFFSET_DATA = 8 + size_of::<AtomicUsize>()`, with `size_of`/`align_of` assertions on
+    /// loom's `AtomicUsize`), so it builds and runs only where the stand-in's atomics have std's
+    /// layout; seven models of clones and drops across threads.
+    #[test]
+    fn arcstr_loom_suite() {
+        if skipped() {
+            return;
+        }
+        suite_passes("arcstr", &["--loom", "--lib"], 7);
+    }
+
+    /// sdd 4.8.11 (its `loom` feature; its models are unit tests): epoch-based reclamation over
+    /// saa, which asserts `align_of` of an entry holding loom's atomics; three models, one of
+    /// which reclaims in a thread-local destructor after the child's end.
+    #[test]
+    fn sdd_loom_suite() {
+        if skipped() {
+            return;
+        }
+        suite_passes("sdd", &["--loom", "--features", "loom", "--lib"], 3);
+    }
+
     /// tachyonix 0.3.1 after its own loom command ran once: its lock file then pins loom 0.5.6
     /// (through async-event and diatomic-waker, behind cfgs the run leaves off) beside 0.7.3.
     /// Both are patched with their stand-ins for the run, its nine queue models pass, and the
