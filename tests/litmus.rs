@@ -225,4 +225,5 @@ fn a_failure_after_a_stale_read_names_the_load_and_the_store() {
         err.lines().find(|l| l.contains("note: the load at tests/litmus.rs:")).unwrap_or_else(|| panic!("{err}"));
     assert!(note.contains("(Relaxed) read an older value of AtomicUsize"), "{note}");
     assert!(note.contains("order the newer store before the load (Release store, Acquire load)"), "{note}");
+    assert!(note.contains("a fence(SeqCst) between the store and the load in each thread"), "{note}");
 }

@@ -212,8 +212,12 @@ impl AtomicSync {
                 };
                 schedule::note_stale_read(format!(
                     "the load at {at} ({order:?}) read an older value of {object}, {stored}, while a newer \
-                     store existed: no happens-before edge made it see the newer one; if it must, order the \
-                     newer store before the load (Release store, Acquire load) or make both SeqCst"
+                     store existed: nothing ordered the newer store before this load. If the load must see \
+                     it: where a flag hands the value over (message passing), order the newer store before \
+                     the load (Release store, Acquire load); where each of two threads stores to one atomic \
+                     and then loads the other's (store buffering), Release and Acquire cannot forbid this: \
+                     make both stores and both loads SeqCst, or put a fence(SeqCst) between the store and \
+                     the load in each thread"
                 ));
             }
             drop(guard);
