@@ -57,7 +57,8 @@ pub(crate) fn entry(addr: usize, at: &'static Location<'static>) -> &'static Ato
     // Neighbouring atomics (a ring's slots) fall in neighbouring places.
     let place = (addr >> 3) % RECENT_LEN;
     let recent = RECENT.try_with(|recent| recent[place].get()).unwrap_or((0, std::ptr::null()));
-    if recent.0 == addr && !recent.1.is_null() {
+    // An empty place's address is 0, which no atomic has.
+    if recent.0 == addr {
         // SAFETY: a table entry, never freed.
         return unsafe { &*recent.1 };
     }
