@@ -47,14 +47,14 @@ impl<I> ReadSet<I> {
     #[inline]
     fn retain(&mut self, keep: impl Fn(&Recorded<I>) -> bool) {
         match self {
-            ReadSet::Inline(reads) => {
-                for r in reads.iter_mut() {
-                    if r.as_ref().is_some_and(|r| !keep(r)) {
-                        *r = None;
-                    }
-                }
-                if reads[0].is_none() {
-                    reads.swap(0, 1); // packed again
+            // Decided before anything is written: a read of a whole entry right after a store
+            // to part of it (the `None` tag) waits for the store to leave the store buffer.
+            ReadSet::Inline([first, second]) => {
+                match (first.as_ref().is_some_and(&keep), second.as_ref().is_some_and(&keep)) {
+                    (true, true) => {}
+                    (true, false) => *second = None,
+                    (false, true) => *first = second.take(), // packed again
+                    (false, false) => (*first, *second) = (None, None),
                 }
             }
             ReadSet::Many(v) => v.retain(keep),

@@ -33,7 +33,10 @@ struct LastWalk {
 impl LastWalk {
     fn repeats(&self, walk: &Walk) -> bool {
         let last = &self.walk;
-        last.tag == walk.tag
+        // Word by word: the caller has just stored the tag as two words, and a 16-byte compare
+        // reads them back in one load that waits for both stores to leave the store buffer.
+        last.tag[0] == walk.tag[0]
+            && last.tag[1] == walk.tag[1]
             && last.high == walk.high
             && last.limit == walk.limit
             && last.start.walks_as(&walk.start, &self.reads)
