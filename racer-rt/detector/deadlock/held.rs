@@ -70,6 +70,7 @@ pub(super) fn held_now() -> Vec<Acq> {
 
 /// Runs `f` on the locks the calling thread holds, in the order taken (none while detection is
 /// off, or inside `f` of another call): what a race report lists per access.
+#[inline]
 pub fn with_held<R>(f: impl FnOnce(&[Acq]) -> R) -> R {
     let mut f = Some(f);
     let out = HELD.try_with(|h| h.try_borrow().ok().map(|held| (f.take().expect("runs once"))(&held)));

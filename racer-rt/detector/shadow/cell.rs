@@ -207,6 +207,8 @@ impl CellMeta {
             };
             stats::cell_changed(before, after, ENTRY_BYTES);
             if found.is_empty() {
+                // Nothing to free (it never allocated), and the out-of-line drop costs a call.
+                std::mem::forget(found);
                 return None;
             }
             // A counted copy of the access, to report it once the thread state is released.
