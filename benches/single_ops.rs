@@ -52,6 +52,17 @@ fn main() {
                 a.store(black_box(1), Ordering::Release);
             });
         }
+        if wanted("rs") {
+            time("rs: new-segment read, Release store", n, || {
+                black_box(unsafe { cell.get() });
+                a.store(black_box(1), Ordering::Release);
+            });
+        }
+        if wanted("relaxed") {
+            time("relaxed: Relaxed load", n, || {
+                black_box(a.load(Ordering::Relaxed));
+            });
+        }
         if wanted("w1") {
             time("w1: lock, x.set(x.get() + 1), unlock", n, || {
                 let _g = m.lock().unwrap();
