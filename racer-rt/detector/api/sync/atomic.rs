@@ -756,7 +756,7 @@ macro_rules! common_methods {
                 self,
                 sync,
                 sync.locked($name, at, || self.inner.store(val, order), |_| Effect::Store(order)),
-                |_| { Some(order) }
+                |_| Some(order)
             )
         }
 
@@ -769,7 +769,7 @@ macro_rules! common_methods {
                 self,
                 sync,
                 sync.rmw($name, at, relaxed, || self.inner.swap(val, order), |_| Effect::ReadModifyWrite(order)),
-                |_| { Some(order) }
+                |_| Some(order)
             )
         }
 
@@ -911,7 +911,8 @@ macro_rules! rmw_methods {
                 schedule::point("updating", Location::caller());
                 let relaxed = order == Ordering::Relaxed;
                 let (sync, at) = (self.sync(), Location::caller());
-                checked_write!(self, sync, sync.rmw($name, at, relaxed, || self.inner.$method(val, order), |_| Effect::ReadModifyWrite(order)), |_| Some(order))
+                let (op, effect) = (|| self.inner.$method(val, order), |_: &$v| Effect::ReadModifyWrite(order));
+                checked_write!(self, sync, sync.rmw($name, at, relaxed, op, effect), |_| Some(order))
             }
         )*
     };
