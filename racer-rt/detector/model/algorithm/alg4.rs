@@ -170,6 +170,34 @@ mod tests {
         assert_eq!(cell.segments(), 2, "r1 precedes r2, so only r2 stays in R");
     }
 
+    /// Each way a new read can prune the two inline reads keeps exactly the reads parallel to
+    /// it, packed: a later write finds those, and only those.
+    #[test]
+    fn a_read_prunes_either_inline_read_or_both() {
+        // (first kept, second pruned), (first pruned, second kept), (both pruned)
+        let cases: [(&[(u32, u64)], &[&str]); 3] = [
+            (&[(2, 1), (3, 1)], &["r1", "r3"]),
+            (&[(1, 1), (3, 1)], &["r2", "r3"]),
+            (&[(1, 1), (2, 1), (3, 1)], &["r3"]),
+        ];
+        for (after, left) in cases {
+            let mut cell = Alg4::default();
+            run(&mut cell, false, Segment::new(1, 1), &clock(&[(1, 1)]), "r1");
+            run(&mut cell, false, Segment::new(2, 1), &clock(&[(2, 1)]), "r2");
+            assert!(run(&mut cell, false, Segment::new(3, 1), &clock(after), "r3").is_empty());
+            assert_eq!((cell.segments(), cell.heap_bytes()), (left.len(), 0), "pruned after {after:?}");
+            let mut found: Vec<_> = run(&mut cell, true, Segment::new(4, 1), &clock(&[(4, 1)]), "w4")
+                .into_iter()
+                .map(|(kind, name)| {
+                    assert_eq!(kind, RaceKind::Anti);
+                    name
+                })
+                .collect();
+            found.sort();
+            assert_eq!(found, left, "after {after:?}");
+        }
+    }
+
     #[test]
     fn two_parallel_reads_stay_in_the_slot_and_a_third_spills_with_all_three_kept() {
         let mut cell = Alg4::default();
