@@ -175,12 +175,12 @@ mod tests {
     #[test]
     fn a_read_prunes_either_inline_read_or_both() {
         // (first kept, second pruned), (first pruned, second kept), (both pruned)
-        let cases: [(&[(u32, u64)], &[&str]); 3] = [
-            (&[(2, 1), (3, 1)], &["r1", "r3"]),
-            (&[(1, 1), (3, 1)], &["r2", "r3"]),
-            (&[(1, 1), (2, 1), (3, 1)], &["r3"]),
+        let cases = [
+            (vec![(2, 1), (3, 1)], vec!["r1", "r3"]),
+            (vec![(1, 1), (3, 1)], vec!["r2", "r3"]),
+            (vec![(1, 1), (2, 1), (3, 1)], vec!["r3"]),
         ];
-        for (after, left) in cases {
+        for (after, left) in &cases {
             let mut cell = Alg4::default();
             run(&mut cell, false, Segment::new(1, 1), &clock(&[(1, 1)]), "r1");
             run(&mut cell, false, Segment::new(2, 1), &clock(&[(2, 1)]), "r2");
@@ -194,7 +194,7 @@ mod tests {
                 })
                 .collect();
             found.sort();
-            assert_eq!(found, left, "after {after:?}");
+            assert_eq!(&found, left, "after {after:?}");
         }
     }
 
