@@ -686,16 +686,15 @@ fn failure_order(order: Ordering) -> Ordering {
     }
 }
 
-/// A write of atomic `$this` (the expression `$op`, run on `$sync`); inside a model its store
-/// also joins the atomic's history (see `AtomicSync::model_write`, `$written` its ordering). The
-/// operation is written out twice, not passed as one closure to both branches: a closure called
-/// from two places is compiled out of line, and with it the lock and clock update that outside
-/// models belong inlined in the method (a call and its arguments: 31 instructions per store).
+/// A write of atomic `$this` (the expression `$op`, run on `$sync`); inside a model through
+/// `model_write` (`$written` its ordering). The operation is written out twice, not passed as
+/// one closure to both branches: a closure called from two places is compiled out of line, and
+/// with it the lock and clock update that outside models belong inlined in the method (a call
+/// and its arguments: 31 instructions per store).
 macro_rules! checked_write {
     ($this:ident, $sync:expr, $op:expr, $written:expr) => {
         if schedule::in_model() {
-            let current = || Bits::to_bits($this.inner.load(Ordering::SeqCst));
-            $sync.model_write(Location::caller(), current, || $op, $written)
+            $this.model_write($sync, || $op, $written)
         } else {
             $op
         }
@@ -760,6 +759,19 @@ macro_rules! common_methods {
             )
         }
 
+        /// A write (`op` on `sync`) inside a model: its store also joins the atomic's history
+        /// (see `AtomicSync::model_write`).
+        #[track_caller]
+        fn model_write<R>(
+            &self,
+            sync: &'static AtomicSync,
+            op: impl FnOnce() -> R,
+            written: impl FnOnce(&R) -> Option<Ordering>,
+        ) -> R {
+            let current = || Bits::to_bits(self.inner.load(Ordering::SeqCst));
+            sync.model_write(Location::caller(), current, op, written)
+        }
+
         #[track_caller]
         pub fn swap(&self, val: $v, order: Ordering) -> $v {
             schedule::point("swapping", Location::caller());
@@ -814,9 +826,7 @@ macro_rules! common_methods {
                     Err(_) => Effect::Load(failure),
                 };
                 let at = Location::caller();
-                let current = || Bits::to_bits(self.inner.load(Ordering::SeqCst));
-                let written = |r: &Result<$v, $v>| r.is_ok().then_some(success);
-                return sync.model_write(at, current, || sync.locked($name, at, op, effect), written);
+                return self.model_write(sync, || sync.locked($name, at, op, effect), |r| r.is_ok().then_some(success));
             }
             // A Relaxed one that needs no lock needs no look first either.
             if let Some(before) = relaxed.then(|| sync.lock_free_rmw_version()).flatten() {
