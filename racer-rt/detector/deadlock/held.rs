@@ -3,9 +3,9 @@
 //!
 //! Invariant: while detection is on, `HELD` lists the locks the thread holds, in the order
 //! taken: a push at every acquisition, a removal at every release, nothing else when it holds no
-//! other lock.
+//! other lock; `HOLDING` is its length.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use super::enabled;
 use super::lock::Acq;
@@ -14,6 +14,13 @@ use super::order_graph::record_edges;
 thread_local! {
     /// The locks the thread holds, in the order taken.
     static HELD: RefCell<Vec<Acq>> = const { RefCell::new(Vec::new()) };
+    /// `HELD`'s length: no destructor, so a thread that holds no lock (every access of a
+    /// lock-free program) learns it without `HELD`'s registration check and borrow.
+    static HOLDING: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note_len(held: &[Acq]) {
+    let _ = HOLDING.try_with(|n| n.set(held.len()));
 }
 
 /// A lock was taken. `blocking`: by `lock`/`read`/`write` (not `try_*`), so the locks already
@@ -28,6 +35,7 @@ pub fn acquired(acq: Acq, blocking: bool) {
             let mut held = h.try_borrow_mut().ok()?;
             let prior = (blocking && !held.is_empty()).then(|| held.clone());
             held.push(acq);
+            note_len(&held);
             prior
         })
         .ok()
@@ -51,6 +59,7 @@ pub fn released(id: u64) {
                 Some(i) => drop(held.remove(i)),
                 None => {}
             }
+            note_len(&held);
         }
     });
 }
@@ -60,6 +69,7 @@ pub fn swap_held(other: &mut Vec<Acq>) {
     let _ = HELD.try_with(|h| {
         if let Ok(mut held) = h.try_borrow_mut() {
             std::mem::swap(&mut *held, other);
+            note_len(&held);
         }
     });
 }
@@ -72,6 +82,9 @@ pub(super) fn held_now() -> Vec<Acq> {
 /// off, or inside `f` of another call): what a race report lists per access.
 #[inline]
 pub fn with_held<R>(f: impl FnOnce(&[Acq]) -> R) -> R {
+    if HOLDING.try_with(Cell::get).unwrap_or(0) == 0 {
+        return f(&[]);
+    }
     let mut f = Some(f);
     let out = HELD.try_with(|h| h.try_borrow().ok().map(|held| (f.take().expect("runs once"))(&held)));
     match out {
