@@ -10,6 +10,7 @@ use crate::shadow::cell::CellMeta;
 
 /// A cell whose every access is checked against the happens-before order made by racer's
 /// wrappers. `with` is a read, `with_mut`, `set` and dropping the cell are writes.
+#[repr(align(64))]
 pub struct Shared<T: ?Sized> {
     meta: CellMeta,
     value: UnsafeCell<T>,
