@@ -10,6 +10,12 @@ use crate::shadow::cell::CellMeta;
 
 /// A cell whose every access is checked against the happens-before order made by racer's
 /// wrappers. `with` is a read, `with_mut`, `set` and dropping the cell are writes.
+///
+/// Aligned to a cache line: a slow-path access writes the cell's `meta` (its seen cache, its
+/// lock bit), and any neighbour on the same line (an atomic beside the cell in the user's
+/// struct, the next cell of a ring) would move between cores with each such write, where the
+/// native program shares that line for free. A small cell pays for it in memory (a
+/// `Shared<u64>` is 64 bytes, not 48) and a sweep over many small cells streams more lines.
 #[repr(align(64))]
 pub struct Shared<T: ?Sized> {
     meta: CellMeta,

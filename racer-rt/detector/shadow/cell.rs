@@ -297,7 +297,8 @@ mod tests {
     /// A cell with at most two reads since its last write has 104 bytes of shadow state: 40 in
     /// the cell (four 64-bit keys and the state's address) and a slot of one cache line, of
     /// which Algorithm 4 uses 56 (three 16-byte records, W and two reads, and the tag of its read
-    /// set). Every state fits the line.
+    /// set). Every state fits the line. A `Shared` is a line of its own (see `api/shared.rs`):
+    /// a `Shared<u64>` is its 40 bytes, the value and 16 bytes of padding.
     #[test]
     fn a_cell_with_up_to_two_readers_has_104_bytes_of_shadow_state() {
         assert_eq!(std::mem::size_of::<Record>(), 16);
@@ -305,6 +306,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<Alg4<AccessInfo>>(), 56);
         assert_eq!(state_slots::SLOT_BYTES, 64);
         assert_eq!(std::mem::size_of::<CellMeta>() + state_slots::SLOT_BYTES, 104);
-        assert_eq!(std::mem::size_of::<crate::Shared<u64>>(), 48);
+        assert_eq!(std::mem::size_of::<crate::Shared<u64>>(), 64);
+        assert_eq!(std::mem::align_of::<crate::Shared<u8>>(), 64);
+        assert_eq!(std::mem::size_of::<crate::Shared<[u8; 25]>>(), 128);
     }
 }

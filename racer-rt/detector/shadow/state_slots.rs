@@ -2,8 +2,8 @@
 //! free lists.
 //!
 //! A `Shared` cell keeps only its seen-access cache and one tagged pointer to its state, so the
-//! fast path streams small cells (a `Shared<u64>` is 48 bytes) and the state is touched on the
-//! slow path only. A slot is owned by exactly one cell, like a `Box`, but costs no allocator
+//! fast path reads one line per cell (a `Shared` is aligned to a line) and the state is
+//! touched on the slow path only. A slot is owned by exactly one cell, like a `Box`, but costs no allocator
 //! header: a cell's shadow state is 104 bytes (40 in the cell, 64 here).
 //!
 //! A slot is a whole cache line, of which Algorithm 4's state uses 56 bytes (two reads inline).
