@@ -27,7 +27,7 @@ fn per_cell(before: usize) -> f64 {
     resident_bytes().saturating_sub(before) as f64 / CELLS as f64
 }
 
-/// Shadow bytes inside each cell.
+/// racer's bytes inside each cell: its shadow state and the padding to a cache line.
 const IN_CELL: usize = std::mem::size_of::<Shared<u64>>() - std::mem::size_of::<u64>();
 
 /// Reads every cell once from each of `readers` threads, whose reads stay parallel: they end
@@ -69,7 +69,7 @@ fn main() {
     }
     println!("racer shadow memory per cell ({CELLS} cells of u64, ENABLED = {})", racer::ENABLED);
     println!(
-        "size_of::<Shared<u64>>() = {} bytes (u64: 8): {IN_CELL} bytes of shadow state in each cell",
+        "size_of::<Shared<u64>>() = {} bytes (u64: 8): {IN_CELL} bytes of each cell are racer's (shadow state, padding to a cache line)",
         std::mem::size_of::<Shared<u64>>()
     );
     let exe = std::env::current_exe().expect("bench executable");
