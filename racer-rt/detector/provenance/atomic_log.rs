@@ -66,6 +66,19 @@ pub fn note_load(
     });
 }
 
+/// Whether a load of the atomic at `atomic` at `site` repeats the calling thread's last noted
+/// load, so that noting it changes nothing.
+#[inline(always)]
+pub fn repeats_last_load(atomic: usize, site: &'static Location<'static>) -> bool {
+    RECENT_LOADS
+        .try_with(|ring| {
+            // SAFETY: see `RECENT_LOADS`.
+            let ring = unsafe { &*ring.get() };
+            ring.notes[ring.last].as_ref().is_some_and(|last| last.atomic == atomic && std::ptr::eq(last.site, site))
+        })
+        .unwrap_or(false)
+}
+
 #[cold]
 #[inline(never)]
 fn push_load(ring: &mut LoadRing, note: LoadNote) {

@@ -54,7 +54,13 @@ fn member_slow() -> Option<(Arc<Scheduler>, usize)> {
 /// points instead of blocking).
 #[inline]
 pub fn in_model() -> bool {
-    MODELS.any() && MEMBER.try_with(|m| m.try_borrow().is_ok_and(|m| m.is_some())).unwrap_or(false)
+    any_model() && MEMBER.try_with(|m| m.try_borrow().is_ok_and(|m| m.is_some())).unwrap_or(false)
+}
+
+/// Whether any model runs in the process: if not, no operation has a point to stop at.
+#[inline(always)]
+pub fn any_model() -> bool {
+    MODELS.any()
 }
 
 /// Whether a timed wait's time ran out.

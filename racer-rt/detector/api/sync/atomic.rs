@@ -146,6 +146,12 @@ impl AtomicSync {
         sync
     }
 
+    /// Whether the entry's atomic was used since its entry was made or reset (see `of`).
+    #[inline(always)]
+    fn has_been_used(&self) -> bool {
+        !self.created.load(std::sync::atomic::Ordering::Relaxed).is_null()
+    }
+
     #[cold]
     fn first_use_after_reset(&self, at: &'static Location<'static>) {
         let at = at as *const Location<'static> as *mut Location<'static>;
@@ -326,6 +332,26 @@ impl AtomicSync {
             }
         }
         self.load_locked(object, at, order, op)
+    }
+
+    /// `load`'s common case, or `None` if it is not: the version not locked and the same around
+    /// the value, and nothing to do after it (the thread knows the value's release clock, and a
+    /// load that synchronised nothing repeats the thread's last noted load). Kept to what needs
+    /// no call, so that the method it is inlined in saves no registers for it; the caller then
+    /// runs the whole `load`, which reads the value again (a discarded load has no effect).
+    #[inline(always)]
+    fn load_quickly<R>(&self, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> Option<R> {
+        let before = self.version.load(std::sync::atomic::Ordering::Acquire);
+        let released = before & RELEASED != 0;
+        if before & BUSY != 0 || released && !Stamp::known(before >> SHIFT, acquires(order)) {
+            return None;
+        }
+        let value = op();
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        let unchanged = self.version.load(std::sync::atomic::Ordering::Relaxed) == before;
+        let noted =
+            released && acquires(order) || atomic_log::repeats_last_load(self as *const AtomicSync as usize, at);
+        (unchanged && noted).then_some(value)
     }
 
     /// A load that made no happens-before edge, for a report's Relaxed pair (see `atomic_log`):
@@ -735,6 +761,22 @@ macro_rules! common_methods {
 
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $v {
+            // Outside models, a thread's repeated load of an atomic it looked up last: without
+            // a call, so without the saved registers and frame of the whole load below.
+            if !schedule::any_model() {
+                let addr = self as *const Self as usize;
+                if let Some(sync) = atomic_table::recent(addr).filter(|s| s.has_been_used()) {
+                    if let Some(value) = sync.load_quickly(Location::caller(), order, || self.inner.load(order)) {
+                        return value;
+                    }
+                }
+            }
+            self.load_fully(order)
+        }
+
+        #[inline(never)]
+        #[track_caller]
+        fn load_fully(&self, order: Ordering) -> $v {
             schedule::point("loading", Location::caller());
             let sync = self.sync();
             let value = if schedule::in_model() {
@@ -1220,6 +1262,38 @@ mod tests {
         drop(a);
         assert_eq!(sync.version.load(std::sync::atomic::Ordering::Relaxed), 0);
         assert!(sync.created.load(std::sync::atomic::Ordering::Relaxed).is_null());
+    }
+
+    /// The quick load answers only where the whole load would have done nothing but read the
+    /// value: never while a writer holds the version, never for a release clock the thread
+    /// does not have, never for a load the Relaxed-pair log has not noted.
+    #[test]
+    fn a_quick_load_leaves_every_load_with_work_to_the_whole_load() {
+        std::thread::spawn(|| {
+            let a = AtomicUsize::new(0);
+            let (addr, at) = (&a as *const AtomicUsize as usize, Location::caller());
+            let sync = AtomicSync::of(addr, at);
+            let quick = |order| sync.load_quickly(at, order, || a.inner.load(order));
+            // Never loaded here: the Relaxed-pair log has no note of it.
+            assert_eq!(quick(Ordering::Relaxed), None);
+            a.sync().load("AtomicUsize", at, Ordering::Relaxed, || a.inner.load(Ordering::Relaxed));
+            assert_eq!(quick(Ordering::Relaxed), Some(0), "the same load at the same site, noted");
+            // Another thread's release: a clock this thread does not have.
+            std::thread::scope(|s| {
+                s.spawn(|| a.store(1, Ordering::Release));
+            });
+            assert_eq!(quick(Ordering::Acquire), None);
+            assert_eq!(quick(Ordering::Relaxed), None);
+            a.sync().load("AtomicUsize", at, Ordering::Acquire, || a.inner.load(Ordering::Acquire));
+            assert_eq!(quick(Ordering::Acquire), Some(1), "joined: nothing left to do");
+            // A writer holds the version.
+            let busy = sync.version.fetch_or(BUSY, std::sync::atomic::Ordering::Relaxed);
+            assert_eq!(quick(Ordering::Acquire), None);
+            sync.version.store(busy, std::sync::atomic::Ordering::Relaxed);
+            assert_eq!(quick(Ordering::Acquire), Some(1));
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

@@ -70,6 +70,15 @@ pub(crate) fn entry(addr: usize, at: &'static Location<'static>) -> &'static Ato
     sync
 }
 
+/// The entry of the atomic at `addr` if the calling thread looked it up last at its place in
+/// `RECENT`: one load and a compare, and no call (see `AtomicSync::load_quickly`).
+#[inline(always)]
+pub(crate) fn recent(addr: usize) -> Option<&'static AtomicSync> {
+    let recent = RECENT.try_with(|recent| recent[(addr >> 3) % RECENT_LEN].get()).ok()?;
+    // SAFETY: a table entry, never freed.
+    (recent.0 == addr).then(|| unsafe { &*recent.1 })
+}
+
 /// The entry of the atomic at `addr`, if it has one.
 #[inline]
 fn find(addr: usize) -> Option<&'static AtomicSync> {
