@@ -15,18 +15,6 @@ pub const KEY_SLOTS: u32 = (1 << (63 - KEY_SLOT_SHIFT)) - 1;
 /// test for it.
 pub const NO_KEY: u64 = u64::MAX;
 
-/// Entries in a cell's cache of seen accesses.
-pub const ENTRIES: usize = 4;
-
-/// The entry a key is stored in when that entry holds nothing worth keeping: a thread's key
-/// then stays in one place from segment to segment. (Lookups check every entry: two threads'
-/// homes can be the same.) A thread publishes it beside its key, so the fast path does not
-/// compute it at every access.
-#[inline(always)]
-pub fn home(key: u64) -> usize {
-    (key >> KEY_SLOT_SHIFT) as usize % ENTRIES
-}
-
 /// A segment's key: the segment's 64 bits (never 0: epochs start at 1), or `NO_KEY` for a
 /// slot past `KEY_SLOTS`, whose accesses always take the slow path.
 pub fn key(seg: Segment) -> u64 {

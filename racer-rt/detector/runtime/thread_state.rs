@@ -14,7 +14,6 @@ use crate::provenance::stack::StackId;
 use crate::provenance::sync_event::{RecentSyncEvents, SyncEvent, SyncEventId};
 use crate::provenance::thread_ref::{ThreadInfo, ThreadRef};
 use crate::runtime::check_scope::CheckScope;
-use crate::runtime::seen_key::NO_KEY;
 use crate::runtime::sync_clock::SyncClock;
 use crate::runtime::thread_slots::{release_slot, take_slot};
 
@@ -69,28 +68,21 @@ pub struct ChildSeed {
 thread_local! {
     static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
     /// The current segment's key in the cells' caches of seen accesses (`seen`), or `NO_KEY`
-    /// before the thread is registered or when the segment has no key; and the key's home
-    /// entry (`seen_key::home`).
-    static SEEN_KEY: Cell<(u64, usize)> = const { Cell::new((NO_KEY, 0)) };
+    /// before the thread is registered or when the segment has no key.
+    static SEEN_KEY: Cell<u64> = const { Cell::new(crate::runtime::seen_key::NO_KEY) };
 }
 
-/// The calling thread's current segment as a `seen::key`, or `seen::NO_KEY`, and its home entry.
-/// One thread-local read.
+/// The calling thread's current segment as a `seen::key`, or `seen::NO_KEY`. One thread-local read.
 #[inline]
-pub fn current_seen_key() -> (u64, usize) {
-    SEEN_KEY.try_with(Cell::get).unwrap_or((NO_KEY, 0))
-}
-
-/// Publishes `key` as the calling thread's (see `SEEN_KEY`).
-#[inline]
-fn set_seen_key(key: u64) {
-    let _ = SEEN_KEY.try_with(|s| s.set((key, crate::runtime::seen_key::home(key))));
+pub fn current_seen_key() -> u64 {
+    SEEN_KEY.try_with(Cell::get).unwrap_or(crate::runtime::seen_key::NO_KEY)
 }
 
 /// Makes `segment` the calling thread's current one for the cells' caches (see `SEEN_KEY`).
 #[inline]
 fn publish_segment(segment: Segment) {
-    set_seen_key(crate::runtime::seen_key::key(segment));
+    let key = crate::runtime::seen_key::key(segment);
+    let _ = SEEN_KEY.try_with(|s| s.set(key));
 }
 
 /// Runs `f` on the calling thread's state, registering the thread on first use. Returns `None`
@@ -197,7 +189,7 @@ impl ThreadState {
     #[inline]
     pub fn tick_when_used(&mut self) {
         self.next_segment_due = true;
-        set_seen_key(NO_KEY);
+        let _ = SEEN_KEY.try_with(|s| s.set(crate::runtime::seen_key::NO_KEY));
     }
 
     #[inline]
@@ -345,7 +337,7 @@ pub fn swap_current(other: &mut Option<ThreadState>) -> bool {
                     Some(s) if !s.next_segment_due => crate::runtime::seen_key::key(s.current_segment()),
                     _ => crate::runtime::seen_key::NO_KEY,
                 };
-                set_seen_key(key);
+                let _ = SEEN_KEY.try_with(|k| k.set(key));
                 true
             }
             Err(_) => false,
@@ -373,7 +365,7 @@ impl Drop for ThreadState {
             let posted = clock.post_from(self, event);
             self.exited(posted);
         }
-        set_seen_key(NO_KEY);
+        let _ = SEEN_KEY.try_with(|s| s.set(crate::runtime::seen_key::NO_KEY));
         let info = self.thread_ref.info();
         if self.exit_epoch.is_none() && info.foreign {
             // A thread racer did not spawn ends: its exit is posted to the next such thread.

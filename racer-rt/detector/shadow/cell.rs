@@ -134,8 +134,7 @@ impl CellMeta {
     /// Checks an access of the cell by the calling thread.
     #[inline]
     pub fn access(&self, kind: AccessKind, site: &'static Location<'static>, type_name: &'static str, address: usize) {
-        let (key, home) = current_seen_key();
-        if !self.seen.contains_from(kind, key, home) {
+        if !self.seen.contains(kind, current_seen_key()) {
             self.access_slow(kind, site, type_name, address, false);
         }
     }
@@ -243,8 +242,8 @@ impl CellMeta {
         let birth = unsafe { state_slots::birth(bits).take() };
         let cell = unsafe { state_slots::take_state(bits) };
         stats::cell_forgotten(&cell, ENTRY_BYTES);
-        let (key, home) = current_seen_key();
-        if self.seen.contains_from(AccessKind::Write, key, home) || crate::runtime::ignore::ignoring() {
+        let key = current_seen_key();
+        if self.seen.contains(AccessKind::Write, key) || crate::runtime::ignore::ignoring() {
             return; // this segment wrote it last, or ignores its accesses: nothing to find
         }
         let races = with_current(|t| {

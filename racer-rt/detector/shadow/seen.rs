@@ -17,11 +17,20 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::report::AccessKind;
-use crate::runtime::seen_key::{home, ENTRIES, KEY_SLOT_SHIFT};
+use crate::runtime::seen_key::KEY_SLOT_SHIFT;
 pub use crate::runtime::seen_key::{key, NO_KEY};
 
 /// A key with this bit set names a write, not a read.
 const WRITE_BIT: u64 = 1 << 63;
+const ENTRIES: usize = 4;
+
+/// The entry a key is stored in when that entry holds nothing worth keeping: a thread's key
+/// then stays in one place from segment to segment. (Lookups check every entry: two threads'
+/// homes can be the same.)
+#[inline(always)]
+fn home(key: u64) -> usize {
+    (key >> KEY_SLOT_SHIFT) as usize % ENTRIES
+}
 
 /// The slot part of a key.
 fn key_slot(key: u64) -> u64 {
@@ -56,12 +65,6 @@ impl SeenAccesses {
     /// the fast path.
     #[inline]
     pub fn contains(&self, kind: AccessKind, key: u64) -> bool {
-        self.contains_from(kind, key, home(key))
-    }
-
-    /// `contains`, given the key's `home` (what the thread publishes with its key).
-    #[inline]
-    pub fn contains_from(&self, kind: AccessKind, key: u64, home: usize) -> bool {
         // A read ignores the write bit of the entries; `NO_KEY`, with its write bit set, never
         // equals an entry so masked.
         let (e, mask) = match kind {
@@ -70,7 +73,7 @@ impl SeenAccesses {
         };
         // The key's home entry first: where `remember` puts it unless another thread's key is
         // there.
-        if self.0[home % ENTRIES].load(Ordering::Relaxed) & mask == e {
+        if self.0[home(key)].load(Ordering::Relaxed) & mask == e {
             return true;
         }
         // Written out, not `iter().any(..)`: this is inlined into the user's crate, whose test
