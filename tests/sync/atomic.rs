@@ -216,7 +216,8 @@ mod races {
     /// (AcqRel: a release sequence), the last writing a second cell only after its add. The
     /// counter's release clock then has more components than a lock-free load reads, so the
     /// reader's acquire takes the lock path: it must still order every cell written before an
-    /// add, and not the one written after.
+    /// add, and not the one written after (read only once written, so that the race is a flow
+    /// whichever thread the machine runs first).
     #[test]
     fn a_release_clock_wider_than_a_lock_free_load_reads_orders_all_it_holds() {
         const WRITERS: usize = 12;
@@ -224,22 +225,32 @@ mod races {
         let report = racer::check(|| {
             let cells: Arc<Vec<Shared<u64>>> = Arc::new((0..=WRITERS).map(|_| Shared::new(0)).collect());
             let counter = Arc::new(AtomicUsize::new(0));
-            // Invisible to racer: it only keeps every writer alive (and its slot taken) at once.
+            // Invisible to racer: they only keep every writer alive (and its slot taken) at
+            // once, and hold the reader back until the late write is done.
             let all_started = std::sync::Arc::new(std::sync::Barrier::new(WRITERS));
+            let (late_written, wait_late) = std_mpsc::channel::<()>();
             let writers: Vec<_> = (0..WRITERS)
                 .map(|i| {
                     let (cells, counter, all_started) = (cells.clone(), counter.clone(), all_started.clone());
+                    let late_written = late_written.clone();
                     named(&format!("writer {i}"), move || {
                         all_started.wait();
                         write(&cells[i], 1);
                         counter.fetch_add(1, Ordering::AcqRel);
-                        (i == WRITERS - 1).then(|| write(&cells[WRITERS], 1))
+                        (i == WRITERS - 1).then(|| {
+                            let site = write(&cells[WRITERS], 1);
+                            late_written.send(()).unwrap();
+                            site
+                        })
                     })
                 })
                 .collect();
             spin_until(&counter, WRITERS, Ordering::Acquire);
             let mut late_read = None;
             for (i, cell) in cells.iter().enumerate() {
+                if i == WRITERS {
+                    wait_late.recv().unwrap();
+                }
                 let (_, site) = read(cell);
                 if i == WRITERS {
                     late_read = Some(site);
