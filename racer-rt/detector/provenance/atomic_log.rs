@@ -54,16 +54,9 @@ pub fn note_load(
     order: Ordering,
     released: bool,
 ) {
-    let _ = RECENT_LOADS.try_with(|ring| {
-        // SAFETY: see `RECENT_LOADS`.
-        let ring = unsafe { &mut *ring.get() };
-        if let Some(last) = &ring.notes[ring.last] {
-            if last.atomic == atomic && std::ptr::eq(last.site, site) {
-                return;
-            }
-        }
-        push_load(ring, LoadNote { atomic, object, created, site, order, released });
-    });
+    if !repeats_last_load(atomic, site) {
+        push_load(LoadNote { atomic, object, created, site, order, released });
+    }
 }
 
 /// Whether a load of the atomic at `atomic` at `site` repeats the calling thread's last noted
@@ -81,14 +74,18 @@ pub fn repeats_last_load(atomic: usize, site: &'static Location<'static>) -> boo
 
 #[cold]
 #[inline(never)]
-fn push_load(ring: &mut LoadRing, note: LoadNote) {
-    // The same atomic loaded elsewhere before: that older note goes, so the ring keeps
-    // different atomics.
-    if let Some(i) = ring.notes.iter().position(|n| n.is_some_and(|n| n.atomic == note.atomic)) {
-        ring.notes[i] = None;
-    }
-    ring.last = (ring.last + 1) % LOADS;
-    ring.notes[ring.last] = Some(note);
+fn push_load(note: LoadNote) {
+    let _ = RECENT_LOADS.try_with(|ring| {
+        // SAFETY: see `RECENT_LOADS`.
+        let ring = unsafe { &mut *ring.get() };
+        // The same atomic loaded elsewhere before: that older note goes, so the ring keeps
+        // different atomics.
+        if let Some(i) = ring.notes.iter().position(|n| n.is_some_and(|n| n.atomic == note.atomic)) {
+            ring.notes[i] = None;
+        }
+        ring.last = (ring.last + 1) % LOADS;
+        ring.notes[ring.last] = Some(note);
+    });
 }
 
 /// A fence(Acquire) of the calling thread joined the release clocks its Relaxed loads read:

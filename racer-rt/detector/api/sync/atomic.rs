@@ -140,7 +140,7 @@ impl AtomicSync {
     #[inline]
     fn of(addr: usize, at: &'static Location<'static>) -> &'static AtomicSync {
         let sync = atomic_table::entry(addr, at);
-        if sync.created.load(std::sync::atomic::Ordering::Relaxed).is_null() {
+        if !sync.has_been_used() {
             sync.first_use_after_reset(at);
         }
         sync

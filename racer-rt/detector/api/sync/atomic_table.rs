@@ -54,28 +54,29 @@ thread_local! {
 /// as where the atomic was first used).
 #[inline]
 pub(crate) fn entry(addr: usize, at: &'static Location<'static>) -> &'static AtomicSync {
-    // Neighbouring atomics (a ring's slots) fall in neighbouring places.
-    let place = (addr >> 3) % RECENT_LEN;
-    let recent = RECENT.try_with(|recent| recent[place].get()).unwrap_or((0, std::ptr::null()));
-    // An empty place's address is 0, which no atomic has.
-    if recent.0 == addr {
-        // SAFETY: a table entry, never freed.
-        return unsafe { &*recent.1 };
+    if let Some(sync) = recent(addr) {
+        return sync;
     }
     let sync = match find(addr) {
         Some(sync) => sync,
         None => insert(addr, at),
     };
-    let _ = RECENT.try_with(|recent| recent[place].set((addr, sync)));
+    let _ = RECENT.try_with(|recent| recent[place(addr)].set((addr, sync)));
     sync
+}
+
+/// `addr`'s place in `RECENT`: neighbouring atomics (a ring's slots) fall in neighbouring places.
+#[inline(always)]
+fn place(addr: usize) -> usize {
+    (addr >> 3) % RECENT_LEN
 }
 
 /// The entry of the atomic at `addr` if the calling thread looked it up last at its place in
 /// `RECENT`: one load and a compare, and no call (see `AtomicSync::load_quickly`).
 #[inline(always)]
 pub(crate) fn recent(addr: usize) -> Option<&'static AtomicSync> {
-    let recent = RECENT.try_with(|recent| recent[(addr >> 3) % RECENT_LEN].get()).ok()?;
-    // SAFETY: a table entry, never freed.
+    let recent = RECENT.try_with(|recent| recent[place(addr)].get()).ok()?;
+    // An empty place's address is 0, which no atomic has. SAFETY: a table entry, never freed.
     (recent.0 == addr).then(|| unsafe { &*recent.1 })
 }
 
