@@ -17,6 +17,7 @@ use std::time::Instant;
 use racer::sync::atomic::{AtomicUsize, Ordering};
 use racer::sync::Mutex;
 use racer::Shared;
+use std::cell::UnsafeCell;
 
 /// Runs `f` `n / 10` times to warm up, then `n` times, and prints ns per iteration.
 fn time(name: &str, n: u64, mut f: impl FnMut()) {
@@ -30,7 +31,9 @@ fn main() {
     // `cargo bench` passes `--bench`; a loop's name selects it.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let n: u64 = std::env::var("SINGLE_OPS_N").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000_000);
+    let wanted_names = only.clone();
     racer::thread::spawn(move || {
+        let only = wanted_names;
         let wanted = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
         let m = Mutex::new(());
         let cell = Shared::new(0u64);
@@ -69,7 +72,32 @@ fn main() {
                 unsafe { cell.set(cell.get() + 1) };
             });
         }
+        // Issue 43's single-thread check: racer's read-modify-write over its write-only loop,
+        // against the same ratio of std's cell (`std_rmw`, `std_write`).
+        if wanted("rmw") {
+            time("rmw: x.set(x.get() + 1), one segment", n, || unsafe { cell.set(black_box(cell.get()) + 1) });
+        }
+        if wanted("write") {
+            time("write: *x += 1 in with_mut, one segment", n, || cell.with_mut(|p| unsafe { *black_box(p) += 1 }));
+        }
+        let plain = UnsafeCell::new(0u64);
+        if wanted("std_rmw") {
+            time("std_rmw: the same on std's UnsafeCell", n, || unsafe { *plain.get() = black_box(*plain.get()) + 1 });
+        }
+        if wanted("std_write") {
+            time("std_write: the same on std's UnsafeCell", n, || unsafe { *black_box(plain.get()) += 1 });
+        }
     })
     .join()
     .unwrap();
+    // A thread born after 300 others (spawned and joined) against the first one's `write`.
+    if only.is_empty() || only.iter().any(|o| o == "born300") {
+        (0..300).for_each(|_| racer::thread::spawn(|| ()).join().unwrap());
+        racer::thread::spawn(move || {
+            let cell = Shared::new(0u64);
+            time("born300: write, a thread born after 300", n, || cell.with_mut(|p| unsafe { *black_box(p) += 1 }));
+        })
+        .join()
+        .unwrap();
+    }
 }

@@ -23,6 +23,12 @@ fn note_len(held: &[Acq]) {
     let _ = HOLDING.try_with(|n| n.set(held.len()));
 }
 
+/// Whether the calling thread holds no racer lock: one thread-local read.
+#[inline]
+pub fn holds_none() -> bool {
+    HOLDING.try_with(Cell::get).unwrap_or(0) == 0
+}
+
 /// A lock was taken. `blocking`: by `lock`/`read`/`write` (not `try_*`), so the locks already
 /// held get an edge to it.
 #[inline(never)]
@@ -82,7 +88,7 @@ pub(super) fn held_now() -> Vec<Acq> {
 /// off, or inside `f` of another call): what a race report lists per access.
 #[inline]
 pub fn with_held<R>(f: impl FnOnce(&[Acq]) -> R) -> R {
-    if HOLDING.try_with(Cell::get).unwrap_or(0) == 0 {
+    if holds_none() {
         return f(&[]);
     }
     let mut f = Some(f);

@@ -34,7 +34,7 @@ mod wait_slot;
 mod watchdog;
 
 pub use blocking::{blocking_lock, contended, pause, wait, Blocking, DeadlockAbort, SPIN_ROUNDS};
-pub use held::{acquired, released, swap_held, with_held};
+pub use held::{acquired, holds_none, released, swap_held, with_held};
 pub use lock::{Acq, LockMeta};
 pub use thread_end::Done;
 pub use wait_slot::Wait;

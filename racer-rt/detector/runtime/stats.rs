@@ -182,17 +182,12 @@ fn lend() -> Option<&'static ThreadSums> {
     Some(mine)
 }
 
+/// Adds `change` to the calling thread's sums: inline, since every slow access of a cell whose
+/// state grew or shrank comes here; lending the entry and sampling the peak are calls.
+#[inline]
 fn record(algorithm: usize, change: Sums) {
-    let lent = match MINE.try_with(Cell::get) {
-        Ok((Some(mine), changes)) => Some((mine, changes)),
-        _ => lend().map(|mine| (mine, 0)),
-    };
-    let Some((mine, changes)) = lent else {
-        // The thread is ending and its entry is gone.
-        let mut registry = REGISTRY.lock();
-        add(&mut registry.orphaned[algorithm], change);
-        registry.totals();
-        return;
+    let Ok((Some(mine), changes)) = MINE.try_with(Cell::get) else {
+        return record_unlent(algorithm, change);
     };
     for (sum, delta) in mine.0[algorithm].iter().zip(change) {
         // Only this thread writes its entry.
@@ -200,8 +195,28 @@ fn record(algorithm: usize, change: Sums) {
     }
     let _ = MINE.try_with(|m| m.set((Some(mine), changes + 1)));
     if (changes + 1) % PEAK_SAMPLE == 0 {
-        REGISTRY.lock().totals();
+        sample_peak();
     }
+}
+
+#[cold]
+#[inline(never)]
+fn sample_peak() {
+    REGISTRY.lock().totals();
+}
+
+/// `record` for a thread without an entry: its first change, or one made while its
+/// thread-locals are being destroyed.
+#[cold]
+#[inline(never)]
+fn record_unlent(algorithm: usize, change: Sums) {
+    if lend().is_some() {
+        return record(algorithm, change);
+    }
+    // The thread is ending and its entry is gone.
+    let mut registry = REGISTRY.lock();
+    add(&mut registry.orphaned[algorithm], change);
+    registry.totals();
 }
 
 /// What one cell's state occupies: taken before and after an access (under the cell's lock),
@@ -224,6 +239,7 @@ impl Footprint {
 /// A cell's state went from `before` (`None`: the cell had none yet) to `after`.
 /// `entry_bytes`: the shadow memory of each cell besides what its state allocates (the shadow
 /// memory's `ENTRY_BYTES`).
+#[inline]
 pub fn cell_changed(before: Option<Footprint>, after: Footprint, entry_bytes: usize) {
     let (cells, before) = match before {
         Some(before) if before == after => return,

@@ -37,7 +37,17 @@ thread_local! {
 }
 
 /// The id (in `held_locks`) of the set of racer locks the calling thread holds, 0 for none.
+/// The test for none is inline: a lock-free program's every slow access makes it.
+#[inline]
 fn held_locks_id() -> u32 {
+    if crate::deadlock::holds_none() {
+        return 0;
+    }
+    held_locks_id_interned()
+}
+
+#[inline(never)]
+fn held_locks_id_interned() -> u32 {
     crate::deadlock::with_held(|held| {
         if held.is_empty() {
             return 0;
