@@ -250,9 +250,6 @@ impl ThreadRef {
 }
 
 impl Drop for ThreadRef {
-    /// Inline up to the reserve: most handles a thread drops are its own records, replaced in
-    /// the cells it keeps accessing.
-    #[inline]
     fn drop(&mut self) {
         let index = self.0.get();
         // A handle on the calling thread's own entry goes back to its reserve: no count changes.
@@ -266,25 +263,19 @@ impl Drop for ThreadRef {
                 kept
             })
             .unwrap_or(false);
-        if !reserved {
-            drop_counted(index);
+        if reserved {
+            return;
         }
-    }
-}
-
-/// Drops a handle that its thread's reserve does not take: deferred into the pending drops, or
-/// released at once.
-#[inline(never)]
-fn drop_counted(index: u32) {
-    let deferred = PENDING_DROPS
-        .try_with(|pending| {
-            let Ok(mut pending) = pending.try_borrow_mut() else { return false };
-            pending.add(index);
-            true
-        })
-        .unwrap_or(false);
-    if !deferred {
-        release(index, 1);
+        let deferred = PENDING_DROPS
+            .try_with(|pending| {
+                let Ok(mut pending) = pending.try_borrow_mut() else { return false };
+                pending.add(index);
+                true
+            })
+            .unwrap_or(false);
+        if !deferred {
+            release(index, 1);
+        }
     }
 }
 
