@@ -31,9 +31,8 @@ fn main() {
     // `cargo bench` passes `--bench`; a loop's name selects it.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let n: u64 = std::env::var("SINGLE_OPS_N").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000_000);
-    let wanted_names = only.clone();
+    let born300 = only.is_empty() || only.iter().any(|o| o == "born300");
     racer::thread::spawn(move || {
-        let only = wanted_names;
         let wanted = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
         let m = Mutex::new(());
         let cell = Shared::new(0u64);
@@ -91,7 +90,7 @@ fn main() {
     .join()
     .unwrap();
     // A thread born after 300 others (spawned and joined) against the first one's `write`.
-    if only.is_empty() || only.iter().any(|o| o == "born300") {
+    if born300 {
         (0..300).for_each(|_| racer::thread::spawn(|| ()).join().unwrap());
         racer::thread::spawn(move || {
             let cell = Shared::new(0u64);
