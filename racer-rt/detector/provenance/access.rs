@@ -10,10 +10,23 @@ use crate::provenance::thread_ref::ThreadRef;
 
 /// What the shadow memory keeps of one access besides its segment: its stack (tagged with the
 /// access site and the last sync event, see `stack`) and its thread. 8 bytes, so a record is 16.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct AccessInfo {
     pub stack: StackId,
     pub thread: ThreadRef,
+}
+
+impl Clone for AccessInfo {
+    #[inline]
+    fn clone(&self) -> Self {
+        AccessInfo { stack: self.stack, thread: self.thread.clone() }
+    }
+
+    #[inline]
+    fn clone_from(&mut self, source: &Self) {
+        self.stack = source.stack;
+        self.thread.clone_from(&source.thread);
+    }
 }
 
 pub type Record = Recorded<AccessInfo>;

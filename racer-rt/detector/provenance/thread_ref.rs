@@ -210,6 +210,14 @@ impl Clone for ThreadRef {
         }
         ThreadRef(self.0)
     }
+
+    /// A handle replaced by one on the same entry: the count stays as it is.
+    #[inline]
+    fn clone_from(&mut self, source: &ThreadRef) {
+        if self.0 != source.0 {
+            *self = source.clone();
+        }
+    }
 }
 
 /// Handles counted in advance in `refs` and not yet made.
@@ -384,6 +392,22 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    /// What a cell's state does when a write replaces the last write (`Alg4::record_write`):
+    /// a handle on the same entry keeps the counts as they are, one on another moves them.
+    #[test]
+    fn a_handle_replaced_by_one_on_the_same_entry_changes_no_count() {
+        let (a, b) = (ThreadRef::new(info(8001)), ThreadRef::new(info(8002)));
+        let refs = |h: &ThreadRef| entry(h.0.get()).refs.load(Ordering::Relaxed);
+        let mut kept = a.clone();
+        kept.clone_from(&a);
+        apply_pending_drops();
+        assert_eq!((refs(&a), refs(&b)), (2, 1));
+        kept.clone_from(&b);
+        apply_pending_drops();
+        assert_eq!((refs(&a), refs(&b)), (1, 2));
+        assert_eq!(kept.info().serial, 8002);
     }
 
     #[test]

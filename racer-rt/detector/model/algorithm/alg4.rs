@@ -130,7 +130,10 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
     }
 
     fn record_write(&mut self, cur: &Recorded<I>) {
-        self.write = Some(cur.clone());
+        match &mut self.write {
+            Some(last) => last.clone_from(cur),
+            none => *none = Some(cur.clone()),
+        }
         self.reads.clear();
     }
 

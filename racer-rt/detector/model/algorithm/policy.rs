@@ -5,10 +5,25 @@ use crate::model::clock::{Segment, VectorClock};
 use crate::report::RaceKind;
 
 /// One access remembered in a cell: the segment that made it and what to report about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Recorded<I> {
     pub segment: Segment,
     pub info: I,
+}
+
+impl<I: Clone> Clone for Recorded<I> {
+    #[inline]
+    fn clone(&self) -> Self {
+        Recorded { segment: self.segment, info: self.info.clone() }
+    }
+
+    /// Field by field, so that an info that names the same thread keeps its handle (see
+    /// `AccessInfo::clone_from`): a thread's write over its own last write changes no count.
+    #[inline]
+    fn clone_from(&mut self, source: &Self) {
+        self.segment = source.segment;
+        self.info.clone_from(&source.info);
+    }
 }
 
 /// A per-cell detection policy.
