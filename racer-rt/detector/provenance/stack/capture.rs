@@ -48,37 +48,51 @@ pub fn capture() -> StackId {
 /// On x86_64 Linux the stack is walked with cached CFI rules (`cfi_walk`): a cache probe and a
 /// few loads per frame, with or without frame pointers. Elsewhere it is unwound with the
 /// `backtrace` crate, which costs microseconds; the result is the same list of return
-/// addresses either way. The stack last captured at the same site is confirmed frame by frame
-/// while walking, with nothing written or hashed.
+/// addresses either way. The stack last captured at the same site is confirmed first, word
+/// by word, with nothing written or hashed: that confirmation is all this function does
+/// inline, so that it saves few registers and builds no frame; a walk or an unwind runs out of
+/// line, from the registers taken here.
 #[inline(never)]
 fn capture_tagged(site: usize, sync: usize) -> StackId {
     let limit = history() + OWN_FRAMES_SLACK + TAG_WORDS;
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    let walked = match stack_range() {
-        Some(bounds) => {
-            let start = crate::provenance::stack::cfi_walk::Start::here();
-            Some((bounds, start, last_at_site::Walk { tag: [site, sync], start, high: bounds.1, limit }))
+    if let Some(bounds) = stack_range() {
+        let start = crate::provenance::stack::cfi_walk::Start::here();
+        let walk = last_at_site::Walk { tag: [site, sync], start, high: bounds.1, limit };
+        if let Some(id) = last_at_site::unchanged(&walk) {
+            return id;
         }
-        None => None,
-    };
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    if let Some(id) = walked.as_ref().and_then(|(_, _, walk)| last_at_site::unchanged(walk)) {
+        return walk_and_intern(walk, bounds);
+    }
+    unwind_and_intern(site, sync, limit)
+}
+
+/// `capture_tagged` past its confirmation: walks from `walk.start` (a frame of the caller's,
+/// which is live below this one), interns the stack and remembers the walk for the next
+/// confirmation at its site.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[cold]
+#[inline(never)]
+fn walk_and_intern(walk: last_at_site::Walk, bounds: (usize, usize)) -> StackId {
+    let mut ips: SmallVec<usize, 48> = SmallVec::default();
+    ips.push(walk.tag[0]);
+    ips.push(walk.tag[1]);
+    let mut reads = crate::provenance::stack::cfi_walk::Reads::default();
+    if crate::provenance::stack::cfi_walk::walk(walk.start, bounds, walk.limit, &mut ips, &mut reads) {
+        let id = intern_recent(&ips);
+        last_at_site::remember(walk, reads, id);
         return id;
     }
-    // Made only past the confirmation above, the common case: its inline room is not free.
+    unwind_and_intern(walk.tag[0], walk.tag[1], walk.limit)
+}
+
+/// A capture through the platform's unwinder.
+#[cold]
+#[inline(never)]
+fn unwind_and_intern(site: usize, sync: usize, limit: usize) -> StackId {
     let mut ips: SmallVec<usize, 48> = SmallVec::default();
     ips.push(site);
     ips.push(sync);
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    if let Some((bounds, start, walk)) = walked {
-        let mut reads = crate::provenance::stack::cfi_walk::Reads::default();
-        if crate::provenance::stack::cfi_walk::walk(start, bounds, limit, &mut ips, &mut reads) {
-            let id = intern_recent(&ips);
-            last_at_site::remember(walk, reads, id);
-            return id;
-        }
-        ips.truncate(TAG_WORDS);
-    }
     unwind(&mut ips, limit);
     intern_recent(&ips)
 }

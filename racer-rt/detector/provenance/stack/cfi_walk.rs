@@ -95,6 +95,7 @@ pub struct Start {
 
 impl Start {
     /// Whether a walk from `self` that read `reads` goes exactly as one from `other` would.
+    #[inline(always)]
     pub fn walks_as(&self, other: &Start, reads: &Reads) -> bool {
         self.pc == other.pc && self.sp == other.sp && (!reads.used_start_bp || self.bp == other.bp)
     }
@@ -257,6 +258,7 @@ pub fn walk(
 /// Whether every word a walk read still holds what it read: independent loads, no rule
 /// lookups. The words lie in the calling thread's stack as it was bounded then.
 #[inline]
+#[inline(always)]
 pub fn unchanged(reads: &Reads) -> bool {
     // SAFETY: each address was inside the calling thread's mapped stack when it was read, and
     // the caller checks that the bounds are the same.

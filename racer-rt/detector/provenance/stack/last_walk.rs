@@ -31,6 +31,7 @@ struct LastWalk {
 }
 
 impl LastWalk {
+    #[inline(always)]
     fn repeats(&self, walk: &Walk) -> bool {
         let last = &self.walk;
         // Word by word: the caller has just stored the tag as two words, and a 16-byte compare
@@ -54,7 +55,7 @@ fn entry(tag: &[usize; TAG_WORDS]) -> usize {
 }
 
 /// The id of the stack of the last walk at this site, if walking again would give it.
-#[inline]
+#[inline(always)]
 pub fn unchanged(walk: &Walk) -> Option<StackId> {
     LAST.try_with(|last| {
         let last = last.try_borrow().ok()?;
