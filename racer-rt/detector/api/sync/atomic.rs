@@ -28,6 +28,7 @@
 //! (`store_history`), and there SeqCst also bounds which: a SeqCst load reads the latest SeqCst
 //! store or a later one.
 
+use std::cell::Cell;
 use std::fmt;
 use std::panic::{Location, RefUnwindSafe};
 
@@ -595,20 +596,22 @@ struct Stamp;
 
 const KNOWN: usize = 64;
 
-/// The calling thread's known stamps (see `KNOWN_STAMPS`).
+/// The calling thread's known stamps (see `KNOWN_STAMPS`). Cells, not a `RefCell`: every
+/// use is one copy in or out, and a borrow flag would cost each acquire load a test and two
+/// writes.
 struct Known {
     /// Direct-mapped by stamp: `(stamp, joined)`. Invariant: an entry `(s, true)` means this
     /// thread's clock holds the clock stamped `s`; `(s, false)` that its clock and its
     /// Relaxed-read clock (see `fence`) together do, so that an acquire fence would give it the
     /// clock. Clocks only grow, so an entry stays true.
-    entries: [(u64, bool); KNOWN],
+    entries: [Cell<(u64, bool)>; KNOWN],
     /// Some entry was written since the last `forget_known_stamps`.
-    written: bool,
+    written: Cell<bool>,
 }
 
 thread_local! {
-    static KNOWN_STAMPS: std::cell::RefCell<Known> =
-        const { std::cell::RefCell::new(Known { entries: [(0, false); KNOWN], written: false }) };
+    static KNOWN_STAMPS: Known =
+        const { Known { entries: [const { Cell::new((0, false)) }; KNOWN], written: Cell::new(false) } };
 }
 
 /// Forgets the calling thread's known stamps: its clock is about to be another's (a task's
@@ -616,10 +619,8 @@ thread_local! {
 /// was written: a poll of a task that used no atomic costs a flag's test.
 pub(crate) fn forget_known_stamps() {
     let _ = KNOWN_STAMPS.try_with(|k| {
-        if let Ok(mut k) = k.try_borrow_mut() {
-            if std::mem::take(&mut k.written) {
-                k.entries = [(0, false); KNOWN];
-            }
+        if k.written.replace(false) {
+            k.entries.iter().for_each(|e| e.set((0, false)));
         }
     });
 }
@@ -635,10 +636,8 @@ impl Stamp {
     fn known(stamp: u64, acquire: bool) -> bool {
         KNOWN_STAMPS
             .try_with(|k| {
-                k.try_borrow().is_ok_and(|k| {
-                    let (s, joined) = k.entries[Self::slot(stamp)];
-                    s == stamp && (joined || !acquire)
-                })
+                let (s, joined) = k.entries[Self::slot(stamp)].get();
+                s == stamp && (joined || !acquire)
             })
             .unwrap_or(false)
     }
@@ -646,12 +645,11 @@ impl Stamp {
     /// Records that the calling thread has the clock stamped `stamp` (`joined`: in its clock).
     fn remember(stamp: u64, joined: bool) {
         let _ = KNOWN_STAMPS.try_with(|k| {
-            if let Ok(mut k) = k.try_borrow_mut() {
-                let e = &mut k.entries[Self::slot(stamp)];
-                if e.0 != stamp || !e.1 {
-                    *e = (stamp, joined);
-                    k.written = true;
-                }
+            let e = &k.entries[Self::slot(stamp)];
+            let (s, j) = e.get();
+            if s != stamp || !j {
+                e.set((stamp, joined));
+                k.written.set(true);
             }
         });
     }
