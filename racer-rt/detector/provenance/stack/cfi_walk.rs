@@ -257,7 +257,6 @@ pub fn walk(
 
 /// Whether every word a walk read still holds what it read: independent loads, no rule
 /// lookups. The words lie in the calling thread's stack as it was bounded then.
-#[inline]
 #[inline(always)]
 pub fn unchanged(reads: &Reads) -> bool {
     // SAFETY: each address was inside the calling thread's mapped stack when it was read, and
