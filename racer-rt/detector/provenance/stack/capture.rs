@@ -11,8 +11,8 @@ use crate::provenance::stack::last_walk as last_at_site;
 use crate::provenance::sync_event::SyncEventId;
 
 /// Frames captured beyond the `history` option, to make room for racer's own frames, which are
-/// dropped at resolution.
-const OWN_FRAMES_SLACK: usize = 12;
+/// dropped at resolution (an unwind adds up to two: `walk_and_intern`, `unwind_and_intern`).
+const OWN_FRAMES_SLACK: usize = 14;
 
 /// Captures the calling thread's stack for an access at `site` after the sync event
 /// `after_sync`, and interns the three together.
