@@ -309,6 +309,10 @@ impl AtomicSync {
     fn load<R>(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> R {
         for round in 0..LOCK_FREE_TRIES {
             let before = self.version.load(std::sync::atomic::Ordering::Acquire);
+            // Read at once, as in `load_quickly`: the two lines come together. A load whose
+            // version was busy or changed is forgotten: it has no effect, and the next one
+            // stands for it.
+            let value = op();
             if before & BUSY != 0 {
                 crate::base::lock::wait_a_little(round);
                 continue;
@@ -317,9 +321,6 @@ impl AtomicSync {
             if !known && before & WIDE != 0 {
                 break;
             }
-            // A load whose version changed is forgotten: it has no effect, and the next one
-            // stands for it.
-            let value = op();
             let words = (!known).then(|| self.clock.snapshot());
             std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
             if self.version.load(std::sync::atomic::Ordering::Relaxed) == before {
@@ -343,11 +344,14 @@ impl AtomicSync {
     #[inline(always)]
     fn load_quickly<R>(&self, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> Option<R> {
         let before = self.version.load(std::sync::atomic::Ordering::Acquire);
+        // Read before anything is decided on the version: when another core wrote both, the
+        // value's line (the program's) and the version's (the entry's) are then fetched
+        // together, not one after the other behind a mispredicted branch.
+        let value = op();
         let released = before & RELEASED != 0;
         if before & BUSY != 0 || released && !Stamp::known(before >> SHIFT, acquires(order)) {
             return None;
         }
-        let value = op();
         std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
         let unchanged = self.version.load(std::sync::atomic::Ordering::Relaxed) == before;
         let noted =
