@@ -309,14 +309,15 @@ impl AtomicSync {
     fn load<R>(&self, object: &'static str, at: &'static Location<'static>, order: Ordering, op: impl Fn() -> R) -> R {
         for round in 0..LOCK_FREE_TRIES {
             let before = self.version.load(std::sync::atomic::Ordering::Acquire);
-            // Read at once, as in `load_quickly`: the two lines come together. A load whose
-            // version was busy or changed is forgotten: it has no effect, and the next one
-            // stands for it.
-            let value = op();
             if before & BUSY != 0 {
                 crate::base::lock::wait_a_little(round);
                 continue;
             }
+            // Read before the stamp is looked up, as in `load_quickly`: the two lines come
+            // together. (Not while the version is busy: the load would be thrown away, and
+            // would pull the value's line from the writer mid-store.) A load whose version
+            // changed is forgotten: it has no effect, and the next one stands for it.
+            let value = op();
             let known = before & RELEASED == 0 || Stamp::known(before >> SHIFT, acquires(order));
             if !known && before & WIDE != 0 {
                 break;
