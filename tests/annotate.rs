@@ -258,3 +258,73 @@ fn forgetting_a_benign_cells_memory_ends_the_mark() {
     let (first, second) = sites.unwrap();
     assert_one_race(&report, RaceKind::Output, ("first", first), ("second", second));
 }
+
+/// A writer hands a cell to a reader through a std channel, which racer cannot see; `carried`:
+/// the message is a `Carry`, made after the write and opened before the read.
+fn hand_over_std_channel(carried: bool) -> (racer::Report, Site, Site) {
+    let mut sites = None;
+    let report = racer::check(|| {
+        let cell = Arc::new(Shared::new(0u64));
+        let (tx, rx) = std_mpsc::channel::<annotate::Carry<u32>>();
+        let (plain_tx, plain_rx) = std_mpsc::channel::<u32>();
+        let c = cell.clone();
+        let writer = named("writer", move || {
+            let site = write(&c, 42);
+            if carried {
+                tx.send(annotate::Carry::new(7)).unwrap();
+            } else {
+                plain_tx.send(7).unwrap();
+            }
+            site
+        });
+        let c = cell.clone();
+        let reader = named("reader", move || {
+            let message = if carried { rx.recv().unwrap().into_inner() } else { plain_rx.recv().unwrap() };
+            assert_eq!(message, 7);
+            let (v, site) = read(&c);
+            assert_eq!(v, 42);
+            site
+        });
+        sites = Some((writer.join().unwrap(), reader.join().unwrap()));
+    });
+    let (w, r) = sites.unwrap();
+    (report, w, r)
+}
+
+#[test]
+fn a_carry_orders_its_sender_before_its_receiver_every_run() {
+    for _ in 0..10 {
+        let (report, _, _) = hand_over_std_channel(true);
+        assert_no_race(&report);
+    }
+}
+
+#[test]
+fn without_the_carry_the_same_hand_off_is_a_race_every_run() {
+    for _ in 0..10 {
+        let (report, w, r) = hand_over_std_channel(false);
+        assert_one_race(&report, RaceKind::Flow, ("writer", w), ("reader", r));
+    }
+}
+
+/// The reader's last synchronisation, as a report words it, is taking the value out of the carry.
+#[test]
+fn a_report_names_the_carry_as_the_last_synchronisation() {
+    let report = racer::check(|| {
+        let cell = Arc::new(Shared::new(0u64));
+        let (tx, rx) = std_mpsc::channel::<annotate::Carry<()>>();
+        let c = cell.clone();
+        let writer = named("writer", move || {
+            tx.send(annotate::Carry::new(())).unwrap();
+            write(&c, 1);
+        });
+        rx.recv().unwrap().into_inner();
+        write(&cell, 2);
+        writer.join().unwrap();
+    });
+    assert_eq!(report.len(), 1, "{report}");
+    let race = &report.races()[0];
+    let main_side = if race.current().thread_name() == Some("writer") { race.previous() } else { race.current() };
+    let sync = main_side.after_sync().expect("the main thread's last sync is the carry's acquire");
+    assert!(sync.starts_with("taking the value out of racer::annotate::Carry"), "{sync}");
+}

@@ -158,6 +158,32 @@ pub mod annotate {
     pub use crate::address::Address;
     use crate::disabled::Shared;
 
+    /// A value with its sender's clock; here, the value alone.
+    #[repr(transparent)]
+    pub struct Carry<T> {
+        value: T,
+    }
+
+    impl<T> Carry<T> {
+        /// `value`, with the calling thread's clock (here: the value alone).
+        #[inline(always)]
+        pub fn new(value: T) -> Carry<T> {
+            Carry { value }
+        }
+
+        /// The value.
+        #[inline(always)]
+        pub fn into_inner(self) -> T {
+            self.value
+        }
+    }
+
+    impl<T: std::fmt::Debug> std::fmt::Debug for Carry<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_tuple("Carry").field(&self.value).finish()
+        }
+    }
+
     /// A release of `addr`: a happens-before edge to every later `acquire` of it.
     #[inline(always)]
     pub fn release(addr: impl Address) {

@@ -5,6 +5,7 @@
 //! on a plain std atomic, a C library's callback, a foreign thread pool's hand-off) or keeps
 //! its data outside `Shared` cells (a raw ring buffer, an arena) says so here:
 //!
+//! - [`Carry`]: a value with its sender's clock, for a channel or queue racer does not wrap.
 //! - [`release`] / [`acquire`]: a happens-before edge through any address, from every release
 //!   of it to each later acquire of it.
 //! - [`ignore_accesses`]: a scope whose `Shared` and raw accesses are neither checked nor
@@ -15,11 +16,13 @@
 //! With the `race-detect` feature off every function here is an empty `#[inline]` one.
 
 mod address;
+mod carry;
 mod sync_points;
 
 use std::panic::Location;
 
 pub use address::Address;
+pub use carry::Carry;
 
 use crate::api::shared::Shared;
 use crate::report::AccessKind;
