@@ -242,7 +242,8 @@ impl CellMeta {
 
     /// The cell's last access (its drop, or `into_inner`): a write checked against the cell's
     /// state, which is then freed. Nothing keeps this access, so its stack is captured only
-    /// when it races.
+    /// when it races. Inside the last drop of a `std::sync::Arc` it races with nothing: see
+    /// `stack::inside_last_std_arc_drop`.
     pub fn last_write(&mut self, site: &'static Location<'static>, type_name: &'static str, address: usize) {
         let bits = std::mem::take(self.state.get_mut()) as StateBits;
         if bits == 0 {
@@ -267,6 +268,11 @@ impl CellMeta {
             Some(Races { found, cur: Recorded { segment: t.segment(), info }, scope: t.scope.clone(), birth })
         });
         if let Some(Some(races)) = races {
+            // A cell dropped by the last drop of the `std::sync::Arc` that owns it: std's Arc orders
+            // every access through a clone before it (its frames say so; looked at only here).
+            if stack::inside_last_std_arc_drop(races.cur.info.stack) {
+                return;
+            }
             races.deliver(type_name, address);
         }
     }

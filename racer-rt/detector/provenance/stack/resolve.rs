@@ -2,6 +2,7 @@
 
 use std::sync::LazyLock as Lazy;
 
+use crate::base::sharded_map::ShardedMap;
 use crate::provenance::stack::depot::{history, site, words, StackId, TAG_WORDS};
 use crate::report::Frame;
 
@@ -104,4 +105,28 @@ mod tests {
         assert!(!is_own_frame("my_crate::worker", Some("src/lib.rs")));
         assert!(!is_own_frame("core::option::Option<T>::map", Some("src/rustlib_notes.rs")));
     }
+}
+
+/// Whether the stack runs inside the last drop of a `std::sync::Arc` (its `drop_slow`, which std
+/// never inlines): every clone's drop released the count and the last one acquired it, so
+/// everything done through any clone happens before what runs there. Looked at only for an access
+/// that would be reported, and remembered per stack.
+pub fn inside_last_std_arc_drop(id: StackId) -> bool {
+    static DECIDED: Lazy<ShardedMap<StackId, bool>> = Lazy::new(ShardedMap::new);
+    if let Some(known) = DECIDED.get(&id) {
+        return known;
+    }
+    let ips: Box<[usize]> = words(id);
+    let inside = ips[TAG_WORDS..].iter().any(|&ip| {
+        (crate::base::platform::get().resolve)(ip.wrapping_sub(1))
+            .into_iter()
+            .any(|symbol| symbol.function.as_deref().is_some_and(is_std_arc_drop_slow))
+    });
+    DECIDED.insert(id, inside);
+    inside
+}
+
+/// `alloc::sync::Arc<T,A>::drop_slow` as legacy and v0 symbol names print it.
+fn is_std_arc_drop_slow(function: &str) -> bool {
+    function.ends_with("::drop_slow") && function.contains("alloc::sync::Arc<")
 }
