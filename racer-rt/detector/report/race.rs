@@ -343,6 +343,21 @@ impl Access {
 
     /// Whether the thread's only synchronisation racer saw before the access is its start: a
     /// report then often comes from synchronisation racer cannot see.
+    /// When the access's frames (or its thread's spawn) show a crate racer has an adapter for,
+    /// used directly: the hint naming the swap.
+    /// A task is racer's own (spawned through an adapter or `racer::tokio`): no hint.
+    fn adapter_hint(&self, thread: &str) -> Option<String> {
+        if self.task {
+            return None;
+        }
+        let mut frames = self.frames.iter().chain(self.spawned_at.iter().flatten());
+        let (used, swap) = frames.find_map(|frame| adapter_for(&frame.function))?;
+        Some(format!(
+            "{thread} ran inside {used}, which orders its work through nothing racer sees: {swap}, so racer sees \
+             the hand-offs it makes"
+        ))
+    }
+
     fn synchronised_only_at_start(&self) -> bool {
         self.last_sync.is_none_or(|sync| sync.op == "starting from")
     }
@@ -504,7 +519,9 @@ impl Race {
         let pair = [(&self.current, &self.previous), (&self.previous, &self.current)];
         for (access, other) in pair {
             let thread = capitalised(&access.thread_label());
-            if access.untracked_task {
+            if let Some(hint) = access.adapter_hint(&thread) {
+                hints.push(hint);
+            } else if access.untracked_task {
                 hints.push(format!(
                     "{thread} was polling a tokio task that tokio::spawn started, not racer, so racer takes the task for \
                      part of that thread and sees none of the task's own order: import spawn and tokio::sync from \
@@ -525,8 +542,9 @@ impl Race {
                 let tokio = if access.task { "tokio::sync, " } else { "" };
                 hints.push(format!(
                     "{thread} synchronised through nothing racer sees between its start and its {}: if {tokio}std::sync, \
-                     parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's \
-                     wrappers for them); racer's atomics with Relaxed order nothing",
+                     parking_lot, a channel or queue crate, std's atomics or FFI order the two accesses, racer cannot \
+                     see it (use racer's wrappers for them: racer::crossbeam_channel, racer::flume, ...; any other \
+                     channel can carry racer::annotate::Carry); racer's atomics with Relaxed order nothing",
                     access.kind.noun()
                 ));
             }
@@ -771,4 +789,65 @@ fn access_json(a: &Access, out: &mut String) {
         lock.json(out);
     }
     out.push_str("]}");
+}
+
+/// The crate a frame's function belongs to, when racer has a swap for it: what the report calls
+/// the crate, and the swap.
+fn adapter_for(function: &str) -> Option<(&'static str, &'static str)> {
+    const ADAPTERS: &[(&[&str], &str, &str)] = &[
+        (
+            &["crossbeam_utils::thread::"],
+            "crossbeam_utils::thread::scope",
+            "use racer::thread::scope (std's scoped threads, its successor) instead",
+        ),
+        (&["rayon_core::", "rayon::"], "a rayon job", "import rayon from racer::rayon (its prelude too)"),
+        (&["crossbeam_channel::"], "crossbeam_channel", "import it from racer::crossbeam_channel"),
+        (&["crossbeam_queue::"], "crossbeam_queue", "import it from racer::crossbeam_queue"),
+        (&["flume::"], "flume", "import it from racer::flume"),
+        (&["async_channel::"], "async_channel", "import it from racer::async_channel"),
+        (&["dashmap::"], "dashmap", "import it from racer::dashmap"),
+        (&["once_cell::"], "once_cell", "import it from racer::once_cell"),
+        (
+            &["futures_executor::", "futures_channel::", "futures_util::lock::"],
+            "futures",
+            "import it from racer::futures",
+        ),
+    ];
+    // A generic of the user's instantiated in a crate's function names the crate first.
+    let path = function.trim_start_matches(['<', '&']);
+    ADAPTERS
+        .iter()
+        .find(|(prefixes, ..)| prefixes.iter().any(|p| path.starts_with(p)))
+        .map(|(_, used, swap)| (*used, *swap))
+}
+
+#[cfg(test)]
+mod adapter_hint_tests {
+    use super::adapter_for;
+
+    #[test]
+    fn frames_of_a_crate_with_an_adapter_name_the_swap() {
+        let rayon = adapter_for("rayon_core::join::join_context::{{closure}}").unwrap();
+        assert_eq!(rayon.1, "import rayon from racer::rayon (its prelude too)");
+        let generic =
+            adapter_for("<rayon::iter::for_each::ForEachConsumer<F> as rayon::iter::plumbing::Folder<T>>::consume");
+        assert_eq!(generic.unwrap().0, "a rayon job");
+        assert_eq!(
+            adapter_for("crossbeam_utils::thread::scope::{{closure}}").unwrap().0,
+            "crossbeam_utils::thread::scope"
+        );
+        assert_eq!(adapter_for("flume::Receiver<T>::recv").unwrap().1, "import it from racer::flume");
+    }
+
+    #[test]
+    fn other_frames_name_none() {
+        for function in [
+            "my_crate::rayon_like::run",
+            "std::thread::scope",
+            "racer::rayon::join",
+            "core::ops::function::FnOnce::call_once",
+        ] {
+            assert_eq!(adapter_for(function), None, "{function}");
+        }
+    }
 }
