@@ -1,0 +1,263 @@
+//! A published library that hands its work through two of the ecosystem's crates racer has
+//! adapters for, its own test suite run under racer as a user runs it: the crate's registry
+//! source is copied to a temporary directory, its imports are swapped for racer's by a scripted,
+//! mechanical edit (the one a user makes by hand), and `cargo test --features race-detect` runs
+//! there on the crate's own source and tests. Every test passes and nothing is reported: a report
+//! would be a false one.
+//!
+//! - rusty_pool 1.0.0: a self-growing and shrinking thread pool. Its jobs (boxed closures, which
+//!   carry what they capture) go to the workers through one `crossbeam_channel` (unbounded;
+//!   workers take them with `recv`/`recv_timeout` and shrink when idle); `evaluate`'s and
+//!   `complete`'s results come back through a `futures_channel::oneshot` per job, awaited with
+//!   `futures_executor::block_on`; with its default feature `async`, a spawned future lives in a
+//!   `Mutex` inside a `futures::task::ArcWake` task that its waker sends back into the channel.
+//!   Workers count themselves in an `AtomicUsize`, and `join` waits on a `Condvar` and a
+//!   `Mutex`. Its 40 tests (and one `#[ignore]`d, not run) start pools on 0 to 50 threads,
+//!   execute, evaluate, complete and spawn jobs and futures, join, shut down, and panic in jobs
+//!   and in the workers' callbacks; its 5 doc tests spawn and await through it.
+//!
+//! The swap, per file (`*.rs` and `*.md`, so that doc tests use racer too), replaces a path
+//! where one starts (not after an identifier or `::`): each adapted crate's `X::` with
+//! `racer::X::` (`crossbeam_channel`, `crossbeam_queue`, `flume`, `async_channel`, `rayon`,
+//! `dashmap`, `once_cell`, `futures`), and futures' parts as racer names them
+//! (`futures_channel::` with `racer::futures::channel::`, `futures_executor::` with
+//! `racer::futures::executor::`); `#[test]` with `#[racer::test]`; `std::thread` with
+//! `racer::thread`; `std::sync::atomic::` and std's locks, `Condvar`, `Barrier`, `Once*`,
+//! `LazyLock` and `mpsc` with `racer::sync::...` (not `Arc`/`Weak`: futures' `ArcWake` takes
+//! std's `Arc` as its receiver, `arc_self: &Arc<Self>`). Grouped `use std::sync::{...}` lines
+//! name std's `Arc` next to the drop-ins, so each crate's are split by edits listed with it.
+//! The manifest gets racer (this checkout, with the facade features of the crates swapped in) as
+//! a dependency and a feature `race-detect = ["racer/race-detect"]`. Each edit's count is
+//! asserted.
+//!
+//! Children are spawned with their own target directory `<target>/real-crates/ecosystem-suites`
+//! (never this build's lock), shared between runs. They need the registry and build for about a
+//! minute the first time, so each test here is skipped, with a printed line, unless
+//! `RACER_REGISTRY_SUITES=1` (the child runner and the switch: `tests/child_support/cargo.rs`):
+//!
+//!     RACER_REGISTRY_SUITES=1 cargo test --features race-detect,crossbeam-channel,futures --test ecosystem_suites -- --nocapture
+
+#![cfg(all(unix, feature = "race-detect", feature = "crossbeam-channel", feature = "futures"))]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+#[path = "child_support/cargo.rs"]
+mod child_cargo;
+use child_cargo::{real_crates_target, skipped, Run};
+
+/// A livelock must end the test instead of hanging CI; the suite takes about a minute and a half
+/// once built (rusty_pool's tests sleep for seconds to see its pools grow and shrink).
+const TIMEOUT: Duration = Duration::from_secs(20 * 60);
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `cmd` without the outer build's `RUSTFLAGS` and `RACER_OPTIONS`.
+fn run(mut cmd: Command) -> Run {
+    cmd.env_remove("RUSTFLAGS").env_remove("RACER_OPTIONS");
+    child_cargo::run(cmd, TIMEOUT)
+}
+
+/// The registry sources of the pinned crates, fetched by `cargo metadata`: name -> directory.
+fn registry_source(name: &str) -> PathBuf {
+    static SOURCES: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
+    let manifest = repo().join("real-crates/ecosystem-suites/Cargo.toml");
+    let sources = SOURCES.get_or_init(|| child_cargo::registry_sources(&manifest, TIMEOUT));
+    sources.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} among the fetched crates")).1.clone()
+}
+
+/// One rule of the swap: `from` replaced by `to` where it starts a path (not after an identifier
+/// character or `:`), not followed by an identifier character if it ends in one, and, when
+/// `only_before` is not empty, only before one of those items.
+struct Rule {
+    from: &'static str,
+    to: &'static str,
+    only_before: &'static [&'static str],
+}
+
+const STD_DROP_INS: &[&str] = &[
+    "Mutex",
+    "MutexGuard",
+    "RwLock",
+    "RwLockReadGuard",
+    "RwLockWriteGuard",
+    "Condvar",
+    "Barrier",
+    "Once",
+    "OnceLock",
+    "LazyLock",
+    "mpsc",
+];
+
+const RULES: &[Rule] = &[
+    Rule { from: "crossbeam_channel::", to: "racer::crossbeam_channel::", only_before: &[] },
+    Rule { from: "crossbeam_queue::", to: "racer::crossbeam_queue::", only_before: &[] },
+    Rule { from: "flume::", to: "racer::flume::", only_before: &[] },
+    Rule { from: "async_channel::", to: "racer::async_channel::", only_before: &[] },
+    Rule { from: "rayon::", to: "racer::rayon::", only_before: &[] },
+    Rule { from: "dashmap::", to: "racer::dashmap::", only_before: &[] },
+    Rule { from: "once_cell::", to: "racer::once_cell::", only_before: &[] },
+    Rule { from: "futures::", to: "racer::futures::", only_before: &[] },
+    Rule { from: "futures_channel::", to: "racer::futures::channel::", only_before: &[] },
+    Rule { from: "futures_executor::", to: "racer::futures::executor::", only_before: &[] },
+    Rule { from: "#[test]", to: "#[racer::test]", only_before: &[] },
+    Rule { from: "std::thread", to: "racer::thread", only_before: &[] },
+    Rule { from: "std::sync::atomic::", to: "racer::sync::atomic::", only_before: &[] },
+    Rule { from: "std::sync::", to: "racer::sync::", only_before: STD_DROP_INS },
+];
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `text` with `rule` applied, and how many times it applied.
+fn apply(text: &str, rule: &Rule) -> (String, usize) {
+    let (mut out, mut rest, mut count) = (String::with_capacity(text.len()), text, 0);
+    while let Some(at) = rest.find(rule.from) {
+        let (before, from_here) = rest.split_at(at);
+        let after = &from_here[rule.from.len()..];
+        let prev = before.chars().next_back().or_else(|| out.chars().next_back());
+        let next_item: String = after.chars().take_while(|&c| is_ident(c)).collect();
+        let starts_a_path = !prev.is_some_and(|c| is_ident(c) || c == ':');
+        let ends_there = !rule.from.ends_with(is_ident) || next_item.is_empty();
+        let item_ok = rule.only_before.is_empty() || rule.only_before.contains(&next_item.as_str());
+        out.push_str(before);
+        if starts_a_path && ends_there && item_ok {
+            out.push_str(rule.to);
+            count += 1;
+        } else {
+            out.push_str(rule.from);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    (out, count)
+}
+
+fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("reading the copy") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            source_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs" || e == "md") {
+            out.push(path);
+        }
+    }
+}
+
+/// Replaces `from` by `to` in `dir/file`, asserting it occurs `count` times.
+fn edit(dir: &Path, file: &str, from: &str, to: &str, count: usize) {
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert_eq!(text.matches(from).count(), count, "{from:?} in {file}");
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+}
+
+/// The swap in the copy at `dir`: `specific` (file, from, to, count) first, then the rules over
+/// every `*.rs` and `*.md` file, whose counts must be `expected` (rule's `from` -> count); then
+/// racer, with the facade `features`, in the manifest.
+fn swap(dir: &Path, specific: &[(&str, &str, &str, usize)], expected: &[(&str, usize)], features: &[&str]) {
+    for &(file, from, to, count) in specific {
+        edit(dir, file, from, to, count);
+    }
+    let mut files = Vec::new();
+    source_files(dir, &mut files);
+    let mut counts = BTreeMap::new();
+    for file in files {
+        let mut text = std::fs::read_to_string(&file).expect("a source file");
+        for rule in RULES {
+            let (swapped, n) = apply(&text, rule);
+            text = swapped;
+            *counts.entry(rule.from).or_insert(0) += n;
+        }
+        std::fs::write(&file, text).expect("writing the swap");
+    }
+    counts.retain(|_, n| *n > 0);
+    let expected: BTreeMap<&str, usize> = expected.iter().copied().collect();
+    assert_eq!(counts, expected, "the swap's replacements in {}", dir.display());
+
+    let manifest = dir.join("Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest).expect("its manifest");
+    assert_eq!(text.matches("\n[features]\n").count(), 1, "{text}");
+    text = text.replace("\n[features]\n", "\n[features]\nrace-detect = [\"racer/race-detect\"]\n");
+    let racer = repo().display().to_string();
+    text.push_str(&format!(
+        "\n[dependencies.racer]\npackage = \"racer-detector\"\npath = {racer:?}\nfeatures = {features:?}\n"
+    ));
+    std::fs::write(&manifest, text).unwrap();
+}
+
+/// `cargo test --features race-detect <args>` in `dir`.
+fn cargo_test(dir: &Path, args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["test", "--features", "race-detect"])
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", real_crates_target().join("ecosystem-suites"));
+    run(cmd)
+}
+
+/// Asserts that every test passed (`expected_tests`) and racer reported nothing.
+fn passes_without_a_report(name: &str, r: &Run, expected_tests: usize) {
+    let reports: Vec<&str> = r.stdout.lines().chain(r.stderr.lines()).filter(|l| l.contains("racer:")).collect();
+    assert!(r.race_lines().is_empty() && reports.is_empty(), "racer reported on {name}: {reports:#?}\n{}", r.all());
+    assert!(r.success, "{name}'s suite failed under racer\n{}", r.all());
+    assert_eq!(r.passed(), expected_tests, "every test of {name}'s suite ran and passed\n{}", r.all());
+}
+
+/// rusty_pool's grouped `use std::sync::{...}` lines (its source's, its tests' and two doc
+/// tests'), each split into racer's drop-ins and std's `Arc` (which `ArcWake` and `waker_ref`
+/// take).
+const RUSTY_POOL_EDITS: &[(&str, &str, &str, usize)] = &[
+    (
+        "src/lib.rs",
+        "use std::sync::{\n    Arc, Condvar, Mutex,\n    atomic::{AtomicUsize, Ordering},\n};\n",
+        "use racer::sync::{\n    Condvar, Mutex,\n    atomic::{AtomicUsize, Ordering},\n};\nuse std::sync::Arc;\n",
+        1,
+    ),
+    (
+        "src/lib.rs",
+        "    use std::sync::{\n        Arc,\n        atomic::{AtomicUsize, Ordering},\n        mpsc,\n    };\n",
+        "    use racer::sync::{\n        atomic::{AtomicUsize, Ordering},\n        mpsc,\n    };\n    use std::sync::Arc;\n",
+        1,
+    ),
+    (
+        "src/lib.rs",
+        "/// use std::sync::{Arc, atomic::{AtomicI32, Ordering}};\n",
+        "/// use racer::sync::atomic::{AtomicI32, Ordering};\n/// use std::sync::Arc;\n",
+        2,
+    ),
+];
+
+/// The generic rules' counts on rusty_pool: the channel's paths in its source (`unbounded`,
+/// `Sender`, `Receiver` and the `SendError` of its signatures), the `use` lines of futures, its
+/// oneshot and `block_on`, the 41 `#[test]`s, `std::thread` in its source, tests, doc tests and
+/// README, and the README's prose naming `std::sync::mpsc`.
+const RUSTY_POOL_SWAP: &[(&str, usize)] = &[
+    ("crossbeam_channel::", 19),
+    ("futures::", 1),
+    ("futures_channel::", 1),
+    ("futures_executor::", 1),
+    ("#[test]", 41),
+    ("std::thread", 11),
+    ("std::sync::", 1),
+];
+
+/// rusty_pool 1.0.0 (default feature `async`): its 40 unit tests (one more is `#[ignore]`d) and 5
+/// doc tests, run many at a time (`--test-threads=16`): they mostly sleep, for seconds, to watch
+/// their pools grow and shrink.
+#[test]
+fn rusty_pool_suite() {
+    if skipped() {
+        return;
+    }
+    let dir = child_cargo::fresh_copy("racer-ecosystem-suites", &registry_source("rusty_pool"), "rusty_pool");
+    swap(&dir, RUSTY_POOL_EDITS, RUSTY_POOL_SWAP, &["crossbeam-channel", "futures"]);
+    let r = cargo_test(&dir, &["--", "--test-threads=16"]);
+    passes_without_a_report("rusty_pool", &r, 45);
+}
