@@ -42,7 +42,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 #[path = "child_support/cargo.rs"]
@@ -160,7 +160,7 @@ fn edit(dir: &Path, file: &str, from: &str, to: &str, count: usize) {
 
 /// The swap in the copy at `dir`: `specific` (file, from, to, count) first, then the rules over
 /// every `*.rs` and `*.md` file, whose counts must be `expected` (rule's `from` -> count); then
-/// racer, with the facade `features`, in the manifest.
+/// racer in the manifest (`add_racer`).
 fn swap(dir: &Path, specific: &[(&str, &str, &str, usize)], expected: &[(&str, usize)], features: &[&str]) {
     for &(file, from, to, count) in specific {
         edit(dir, file, from, to, count);
@@ -180,7 +180,12 @@ fn swap(dir: &Path, specific: &[(&str, &str, &str, usize)], expected: &[(&str, u
     counts.retain(|_, n| *n > 0);
     let expected: BTreeMap<&str, usize> = expected.iter().copied().collect();
     assert_eq!(counts, expected, "the swap's replacements in {}", dir.display());
+    add_racer(dir, features);
+}
 
+/// racer (this checkout, with the facade `features`) as a dependency in the manifest of the copy
+/// at `dir`, and its feature `race-detect = ["racer/race-detect"]`.
+fn add_racer(dir: &Path, features: &[&str]) {
     let manifest = dir.join("Cargo.toml");
     let mut text = std::fs::read_to_string(&manifest).expect("its manifest");
     assert_eq!(text.matches("\n[features]\n").count(), 1, "{text}");
@@ -201,6 +206,10 @@ fn cargo_test(dir: &Path, args: &[&str]) -> Run {
         .env("CARGO_TARGET_DIR", real_crates_target().join("ecosystem-suites"));
     run(cmd)
 }
+
+/// One suite at a time: rusty_pool's tests sleep to watch its pools grow and shrink, and should not
+/// share two cores with another build.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Asserts that every test passed (`expected_tests`) and racer reported nothing.
 fn passes_without_a_report(name: &str, r: &Run, expected_tests: usize) {
@@ -248,6 +257,31 @@ const RUSTY_POOL_SWAP: &[(&str, usize)] = &[
     ("std::sync::", 1),
 ];
 
+/// A copy of rusty_pool, swapped (`RUSTY_POOL_EDITS`, `RUSTY_POOL_SWAP`) or not, with racer in its
+/// manifest either way.
+fn rusty_pool_copy(label: &str, swapped: bool) -> PathBuf {
+    let dir = child_cargo::fresh_copy("racer-ecosystem-suites", &registry_source("rusty_pool"), label);
+    if swapped {
+        swap(&dir, RUSTY_POOL_EDITS, RUSTY_POOL_SWAP, &["crossbeam-channel", "futures"]);
+    } else {
+        add_racer(&dir, &["crossbeam-channel", "futures"]);
+    }
+    dir
+}
+
+/// Adds `real-crates/ecosystem-suites/rusty_pool_handoffs.rs` to the copy at `dir` as its test
+/// target `racer_handoffs` (the published manifest lists its targets: `autotests = false`).
+fn add_handoffs(dir: &Path) {
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::copy(repo().join("real-crates/ecosystem-suites/rusty_pool_handoffs.rs"), dir.join("tests/racer_handoffs.rs"))
+        .expect("copying the hand-off tests");
+    let manifest = dir.join("Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    assert_eq!(text.matches("\nautotests = false\n").count(), 1, "{text}");
+    text.push_str("\n[[test]]\nname = \"racer_handoffs\"\npath = \"tests/racer_handoffs.rs\"\n");
+    std::fs::write(&manifest, text).unwrap();
+}
+
 /// rusty_pool 1.0.0 (default feature `async`): its 40 unit tests (one more is `#[ignore]`d) and 5
 /// doc tests, run many at a time (`--test-threads=16`): they mostly sleep, for seconds, to watch
 /// their pools grow and shrink.
@@ -256,8 +290,69 @@ fn rusty_pool_suite() {
     if skipped() {
         return;
     }
-    let dir = child_cargo::fresh_copy("racer-ecosystem-suites", &registry_source("rusty_pool"), "rusty_pool");
-    swap(&dir, RUSTY_POOL_EDITS, RUSTY_POOL_SWAP, &["crossbeam-channel", "futures"]);
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = rusty_pool_copy("rusty_pool", true);
     let r = cargo_test(&dir, &["--", "--test-threads=16"]);
     passes_without_a_report("rusty_pool", &r, 45);
+}
+
+/// Data handed through the swapped rusty_pool (`real-crates/ecosystem-suites/rusty_pool_handoffs.rs`,
+/// each program 10 times in its own `racer::check`): a job by `evaluate`, a future by `complete`
+/// and a woken one by `spawn_await`, each ordered after the caller's write and before the
+/// caller's read of its result, 0 reports; the twin that reads before awaiting the result
+/// reported every time, at both sites, with the worker's and the caller's names. And `join` on a
+/// pool that is already idle orders nothing: its fast path reads the worker count Relaxed and
+/// returns, so a job's write and the joiner's read after it are a race, in rusty_pool itself,
+/// reported every time. The copies here are the same package as the suite's, so each gets its
+/// own artifacts in the shared target directory by a profile setting of rusty_pool alone.
+#[test]
+fn rusty_pool_orders_what_it_hands_over_through_the_adapters() {
+    if skipped() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = rusty_pool_copy("rusty_pool-handoffs", true);
+    add_handoffs(&dir);
+    let r = cargo_test(
+        &dir,
+        &["--config", "profile.dev.package.rusty_pool.codegen-units=7", "--test", "racer_handoffs"],
+    );
+    assert!(r.success, "the hand-off tests pass\n{}", r.all());
+    assert_eq!(r.passed(), 5, "{}", r.all());
+}
+
+/// The same correct program in a copy of rusty_pool whose imports are not swapped (racer in its
+/// manifest only): its workers are std's threads and its channels crossbeam's and futures' own,
+/// so nothing racer sees orders the job after the caller's write, and racer reports it (falsely:
+/// the program is correct), naming the thread racer did not start. This is what the swap fixes.
+#[test]
+fn rusty_pool_unswapped_gets_false_reports() {
+    if skipped() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = rusty_pool_copy("rusty_pool-unswapped", false);
+    add_handoffs(&dir);
+    let r = cargo_test(
+        &dir,
+        &[
+            "--config",
+            "profile.dev.package.rusty_pool.codegen-units=5",
+            "--test",
+            "racer_handoffs",
+            "--",
+            "--exact",
+            "evaluate_orders_the_job_after_the_caller_and_before_its_result",
+        ],
+    );
+    assert!(!r.success, "the unswapped pool's hand-offs are unseen\n{}", r.all());
+    let text = format!("{}{}", r.stdout, r.stderr);
+    assert!(
+        text.contains("WARNING: racer: data race (flow: write, then a parallel read) on Shared<u64>"),
+        "the job's read reported\n{}",
+        r.all()
+    );
+    assert!(text.contains("Read by thread 'handoffs_thread_"), "on the pool's worker\n{}", r.all());
+    assert!(text.contains("was not started by racer"), "the hint names the unseen start\n{}", r.all());
+    assert_eq!(r.passed(), 0, "{}", r.all());
 }
