@@ -103,6 +103,7 @@ const RULES: &[Rule] = &[
     Rule { from: "dashmap::", to: "racer::dashmap::", only_before: &[] },
     Rule { from: "once_cell::", to: "racer::once_cell::", only_before: &[] },
     Rule { from: "futures::", to: "racer::futures::", only_before: &[] },
+    Rule { from: "crossbeam::channel::", to: "racer::crossbeam_channel::", only_before: &[] },
     Rule { from: "futures_channel::", to: "racer::futures::channel::", only_before: &[] },
     Rule { from: "futures_executor::", to: "racer::futures::executor::", only_before: &[] },
     Rule { from: "#[test]", to: "#[racer::test]", only_before: &[] },
@@ -184,12 +185,16 @@ fn swap(dir: &Path, specific: &[(&str, &str, &str, usize)], expected: &[(&str, u
 }
 
 /// racer (this checkout, with the facade `features`) as a dependency in the manifest of the copy
-/// at `dir`, and its feature `race-detect = ["racer/race-detect"]`.
+/// at `dir`, and its feature `race-detect = ["racer/race-detect"]` (in a `[features]` table of
+/// its own if it has none).
 fn add_racer(dir: &Path, features: &[&str]) {
     let manifest = dir.join("Cargo.toml");
     let mut text = std::fs::read_to_string(&manifest).expect("its manifest");
-    assert_eq!(text.matches("\n[features]\n").count(), 1, "{text}");
-    text = text.replace("\n[features]\n", "\n[features]\nrace-detect = [\"racer/race-detect\"]\n");
+    match text.matches("\n[features]\n").count() {
+        0 => text.push_str("\n[features]\nrace-detect = [\"racer/race-detect\"]\n"),
+        1 => text = text.replace("\n[features]\n", "\n[features]\nrace-detect = [\"racer/race-detect\"]\n"),
+        _ => panic!("one [features] table at most\n{text}"),
+    }
     let racer = repo().display().to_string();
     text.push_str(&format!(
         "\n[dependencies.racer]\npackage = \"racer-detector\"\npath = {racer:?}\nfeatures = {features:?}\n"
@@ -355,4 +360,50 @@ fn rusty_pool_unswapped_gets_false_reports() {
     assert!(text.contains("Read by thread 'handoffs_thread_"), "on the pool's worker\n{}", r.all());
     assert!(text.contains("was not started by racer"), "the hint names the unseen start\n{}", r.all());
     assert_eq!(r.passed(), 0, "{}", r.all());
+}
+
+/// jwalk's own edits: its re-export of rayon (`jwalk::rayon`, which its users build pools with)
+/// made racer's; its import of crossbeam's channel module by `self` named as it was (`channel`),
+/// since the module's path is now `racer::crossbeam_channel`; and its tests' counter initialised
+/// with `AtomicUsize::new(0)` instead of std's deprecated `ATOMIC_USIZE_INIT`, which
+/// `racer::sync::atomic` does not have.
+const JWALK_EDITS: &[(&str, &str, &str, usize)] = &[
+    ("src/lib.rs", "\npub use rayon;\n", "\npub use racer::rayon;\n", 1),
+    ("src/core/ordered_queue.rs", "use crossbeam::channel::{self, ", "use crossbeam::channel::{self as channel, ", 1),
+    ("tests/util/mod.rs", ", ATOMIC_USIZE_INIT}", "}", 1),
+    ("tests/util/mod.rs", " = ATOMIC_USIZE_INIT;", " = AtomicUsize::new(0);", 1),
+];
+
+/// jwalk 0.8.1: a parallel directory walk. Each directory is read by a job on rayon (its closure
+/// `rayon::spawn`ed, or spawned on a pool built for the walk or given by the user, which then
+/// `par_bridge()`s the queue of directories to read and `for_each_with`s over it), and the
+/// results come back to the iterating thread in order through crossbeam channels
+/// (`crossbeam::channel::unbounded`) and atomics; a channel also tells whether the pool started
+/// the walk in time (`recv_timeout`). Its 50 integration tests walk a directory tree in its
+/// `tests/assets` serially, on the global pool, on pools of 1 and 2 threads and inside
+/// `rayon::scope` and `par_iter`, sort, skip, filter, follow links and remove a directory
+/// mid-walk; its deadlock test walks from inside a pool of one busy thread; 3 doc tests.
+#[cfg(feature = "rayon")]
+#[test]
+fn jwalk_suite() {
+    if skipped() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = child_cargo::fresh_copy("racer-ecosystem-suites", &registry_source("jwalk"), "jwalk");
+    swap(
+        &dir,
+        JWALK_EDITS,
+        &[
+            ("crossbeam::channel::", 2),
+            ("rayon::", 11),
+            ("#[test]", 51),
+            ("std::thread", 1),
+            ("std::sync::atomic::", 4),
+            ("std::sync::", 2),
+        ],
+        &["crossbeam-channel", "rayon"],
+    );
+    let r = cargo_test(&dir, &[]);
+    passes_without_a_report("jwalk", &r, 54);
 }
