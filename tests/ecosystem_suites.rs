@@ -274,17 +274,19 @@ fn rusty_pool_copy(label: &str, swapped: bool) -> PathBuf {
     dir
 }
 
-/// Adds `real-crates/ecosystem-suites/rusty_pool_handoffs.rs` to the copy at `dir` as its test
-/// target `racer_handoffs` (the published manifest lists its targets: `autotests = false`).
-fn add_handoffs(dir: &Path) {
+/// Adds `real-crates/ecosystem-suites/<file>` to the copy at `dir` as its test target
+/// `racer_handoffs` (listed in the manifest when it lists its targets, `autotests = false`, as
+/// published manifests do).
+fn add_handoffs(dir: &Path, file: &str) {
     std::fs::create_dir_all(dir.join("tests")).unwrap();
-    std::fs::copy(repo().join("real-crates/ecosystem-suites/rusty_pool_handoffs.rs"), dir.join("tests/racer_handoffs.rs"))
+    std::fs::copy(repo().join("real-crates/ecosystem-suites").join(file), dir.join("tests/racer_handoffs.rs"))
         .expect("copying the hand-off tests");
     let manifest = dir.join("Cargo.toml");
     let mut text = std::fs::read_to_string(&manifest).unwrap();
-    assert_eq!(text.matches("\nautotests = false\n").count(), 1, "{text}");
-    text.push_str("\n[[test]]\nname = \"racer_handoffs\"\npath = \"tests/racer_handoffs.rs\"\n");
-    std::fs::write(&manifest, text).unwrap();
+    if text.contains("\nautotests = false\n") {
+        text.push_str("\n[[test]]\nname = \"racer_handoffs\"\npath = \"tests/racer_handoffs.rs\"\n");
+        std::fs::write(&manifest, text).unwrap();
+    }
 }
 
 /// rusty_pool 1.0.0 (default feature `async`): its 40 unit tests (one more is `#[ignore]`d) and 5
@@ -317,7 +319,7 @@ fn rusty_pool_orders_what_it_hands_over_through_the_adapters() {
     }
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let dir = rusty_pool_copy("rusty_pool-handoffs", true);
-    add_handoffs(&dir);
+    add_handoffs(&dir, "rusty_pool_handoffs.rs");
     let r = cargo_test(
         &dir,
         &["--config", "profile.dev.package.rusty_pool.codegen-units=7", "--test", "racer_handoffs"],
@@ -337,7 +339,7 @@ fn rusty_pool_unswapped_gets_false_reports() {
     }
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let dir = rusty_pool_copy("rusty_pool-unswapped", false);
-    add_handoffs(&dir);
+    add_handoffs(&dir, "rusty_pool_handoffs.rs");
     let r = cargo_test(
         &dir,
         &[
@@ -390,20 +392,84 @@ fn jwalk_suite() {
         return;
     }
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
-    let dir = child_cargo::fresh_copy("racer-ecosystem-suites", &registry_source("jwalk"), "jwalk");
-    swap(
-        &dir,
-        JWALK_EDITS,
-        &[
+    let dir = jwalk_copy("jwalk", true);
+    let r = cargo_test(&dir, &[]);
+    passes_without_a_report("jwalk", &r, 54);
+}
+
+/// A copy of jwalk, swapped (`JWALK_EDITS` and the rules) or not, with racer in its manifest
+/// either way.
+#[cfg(feature = "rayon")]
+fn jwalk_copy(label: &str, swapped: bool) -> PathBuf {
+    let dir = child_cargo::fresh_copy("racer-ecosystem-suites", &registry_source("jwalk"), label);
+    let features = ["crossbeam-channel", "rayon"];
+    if swapped {
+        let counts = [
             ("crossbeam::channel::", 2),
             ("rayon::", 11),
             ("#[test]", 51),
             ("std::thread", 1),
             ("std::sync::atomic::", 4),
             ("std::sync::", 2),
+        ];
+        swap(&dir, JWALK_EDITS, &counts, &features);
+    } else {
+        add_racer(&dir, &features);
+    }
+    dir
+}
+
+/// Data handed through the swapped jwalk (`real-crates/ecosystem-suites/jwalk_handoffs.rs`, each
+/// walk 10 times in its own `racer::check`): entry states written by `process_read_dir` on
+/// rayon's workers and read by the iterating thread, and a directory's state written on the
+/// worker that read it and read by its subdirectories' callbacks on other workers, 0 reports; the
+/// twin whose iterating thread writes a cell the callback reads after the walk started, reported
+/// every time at both sites.
+#[cfg(feature = "rayon")]
+#[test]
+fn jwalk_orders_what_it_hands_over_through_the_adapters() {
+    if skipped() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = jwalk_copy("jwalk-handoffs", true);
+    add_handoffs(&dir, "jwalk_handoffs.rs");
+    let r = cargo_test(&dir, &["--config", "profile.dev.package.jwalk.codegen-units=7", "--test", "racer_handoffs"]);
+    assert!(r.success, "the hand-off tests pass\n{}", r.all());
+    assert_eq!(r.passed(), 3, "{}", r.all());
+}
+
+/// The walk whose entries' states are written on the workers, in a copy of jwalk whose imports
+/// are not swapped: its job runs on rayon's own workers and its results come back through
+/// crossbeam's own channels, so racer sees nothing order the workers' writes before the
+/// iterating thread's reads, and reports them (falsely: the program is correct).
+#[cfg(feature = "rayon")]
+#[test]
+fn jwalk_unswapped_gets_false_reports() {
+    if skipped() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = jwalk_copy("jwalk-unswapped", false);
+    add_handoffs(&dir, "jwalk_handoffs.rs");
+    let r = cargo_test(
+        &dir,
+        &[
+            "--config",
+            "profile.dev.package.jwalk.codegen-units=5",
+            "--test",
+            "racer_handoffs",
+            "--",
+            "--exact",
+            "entry_states_written_on_the_workers_are_ordered_before_the_iterator",
         ],
-        &["crossbeam-channel", "rayon"],
     );
-    let r = cargo_test(&dir, &[]);
-    passes_without_a_report("jwalk", &r, 54);
+    assert!(!r.success, "the unswapped walk's hand-offs are unseen\n{}", r.all());
+    let text = format!("{}{}", r.stdout, r.stderr);
+    assert!(
+        text.contains("WARNING: racer: data race (flow: write, then a parallel read) on Shared<u64>"),
+        "an entry's read reported\n{}",
+        r.all()
+    );
+    assert_eq!(r.passed(), 0, "{}", r.all());
 }
