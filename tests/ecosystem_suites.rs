@@ -473,3 +473,41 @@ fn jwalk_unswapped_gets_false_reports() {
     );
     assert_eq!(r.passed(), 0, "{}", r.all());
 }
+
+/// internment's own edit: the grouped `use std::{..., sync::{atomic::{...}, Arc}}` of
+/// `src/arc_dst.rs` split into racer's atomics and std's `Arc` (its `ArcIntern<[T]>` and
+/// `ArcIntern<str>` share `src/arc.rs`'s counted box, whose count is racer's `AtomicUsize`).
+const INTERNMENT_EDITS: &[(&str, &str, &str, usize)] = &[(
+    "src/arc_dst.rs",
+    "    sync::{\n        atomic::{AtomicUsize, Ordering},\n        Arc,\n    },\n};\n",
+    "    sync::Arc,\n};\nuse racer::sync::atomic::{AtomicUsize, Ordering};\n",
+    1,
+)];
+
+/// internment 0.8.6 with its feature `arc`: `ArcIntern`, values interned once per type in a
+/// `DashMap` (its `entry` API: the first to intern a value inserts it, the others take a counted
+/// reference to it) whose per-type maps are found through `once_cell::sync::OnceCell`s (a static
+/// per type, and one map from `TypeId`), each value's count an `AtomicUsize` (Release decrements,
+/// a SeqCst fence before the last holder removes the value), as std's `Arc`; `Intern` and the
+/// arenas behind std `Mutex`es. Its unit tests intern from 4 to 1000 threads at once, drop and
+/// re-intern while others do; 6 doc tests.
+#[cfg(all(feature = "dashmap", feature = "once_cell"))]
+#[test]
+fn internment_suite() {
+    if skipped() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = child_cargo::fresh_copy("racer-ecosystem-suites", &registry_source("internment"), "internment");
+    let counts = [
+        ("dashmap::", 2),
+        ("once_cell::", 1),
+        ("#[test]", 65),
+        ("std::thread", 14),
+        ("std::sync::atomic::", 13),
+        ("std::sync::", 3),
+    ];
+    swap(&dir, INTERNMENT_EDITS, &counts, &["dashmap", "once_cell"]);
+    let r = cargo_test(&dir, &["--features", "arc"]);
+    passes_without_a_report("internment", &r, 44);
+}
