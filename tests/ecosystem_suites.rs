@@ -1,41 +1,57 @@
-//! A published library that hands its work through two of the ecosystem's crates racer has
-//! adapters for, its own test suite run under racer as a user runs it: the crate's registry
-//! source is copied to a temporary directory, its imports are swapped for racer's by a scripted,
-//! mechanical edit (the one a user makes by hand), and `cargo test --features race-detect` runs
-//! there on the crate's own source and tests. Every test passes and nothing is reported: a report
-//! would be a false one.
+//! Published libraries that hand their work through the ecosystem's crates racer has adapters
+//! for (issue 53), their own test suites run under racer as a user runs them: the crate's
+//! registry source is copied to a temporary directory, its imports are swapped for racer's by a
+//! scripted, mechanical edit (the one a user makes by hand), and `cargo test --features
+//! race-detect` runs there on the crate's own source and tests. Every test passes and nothing is
+//! reported: a report would be a false one.
 //!
-//! - rusty_pool 1.0.0: a self-growing and shrinking thread pool. Its jobs (boxed closures, which
-//!   carry what they capture) go to the workers through one `crossbeam_channel` (unbounded;
-//!   workers take them with `recv`/`recv_timeout` and shrink when idle); `evaluate`'s and
-//!   `complete`'s results come back through a `futures_channel::oneshot` per job, awaited with
-//!   `futures_executor::block_on`; with its default feature `async`, a spawned future lives in a
-//!   `Mutex` inside a `futures::task::ArcWake` task that its waker sends back into the channel.
-//!   Workers count themselves in an `AtomicUsize`, and `join` waits on a `Condvar` and a
-//!   `Mutex`. Its 40 tests (and one `#[ignore]`d, not run) start pools on 0 to 50 threads,
-//!   execute, evaluate, complete and spawn jobs and futures, join, shut down, and panic in jobs
-//!   and in the workers' callbacks; its 5 doc tests spawn and await through it.
+//! - rusty_pool 1.0.0 (crossbeam-channel and futures): a self-growing and shrinking thread pool.
+//!   Its jobs (boxed closures, which carry what they capture) go to the workers through one
+//!   `crossbeam_channel` (unbounded; workers take them with `recv`/`recv_timeout` and shrink when
+//!   idle); `evaluate`'s and `complete`'s results come back through a `futures_channel::oneshot`
+//!   per job, awaited with `futures_executor::block_on`; with its default feature `async`, a
+//!   spawned future lives in a `Mutex` inside a `futures::task::ArcWake` task that its waker
+//!   sends back into the channel. Workers count themselves in an `AtomicUsize`, and `join` waits
+//!   on a `Condvar` and a `Mutex`. Its 40 tests (and one `#[ignore]`d, not run) start pools on 0
+//!   to 50 threads, execute, evaluate, complete and spawn jobs and futures, join, shut down, and
+//!   panic in jobs and in the workers' callbacks; its 5 doc tests spawn and await through it.
+//! - jwalk 0.8.1 (rayon and crossbeam-channel, with `racer::rayon`): a parallel directory walk
+//!   (see `jwalk_suite`).
+//! - internment 0.8.6 (dashmap and once_cell): interning behind `DashMap`s found through
+//!   `OnceCell`s (see `internment_suite`).
+//!
+//! Beyond the suites, which put no data in racer's cells: a few programs of ours
+//! (`real-crates/ecosystem-suites/*_handoffs.rs`) hand `racer::Shared` cells through rusty_pool's
+//! and jwalk's own hand-offs in the swapped copies, 0 reports in 10 runs each, and their twins
+//! with a hand-off taken away are reported in 10 of 10 at both sites; the same correct programs
+//! in copies that are not swapped are reported (falsely), which is what the swap fixes. And
+//! rusty_pool's `join` on a pool already idle orders nothing (its fast path reads the worker
+//! count Relaxed): a job's write and the joiner's read after `join` are a race in rusty_pool
+//! itself, reported.
 //!
 //! The swap, per file (`*.rs` and `*.md`, so that doc tests use racer too), replaces a path
 //! where one starts (not after an identifier or `::`): each adapted crate's `X::` with
 //! `racer::X::` (`crossbeam_channel`, `crossbeam_queue`, `flume`, `async_channel`, `rayon`,
-//! `dashmap`, `once_cell`, `futures`), and futures' parts as racer names them
-//! (`futures_channel::` with `racer::futures::channel::`, `futures_executor::` with
-//! `racer::futures::executor::`); `#[test]` with `#[racer::test]`; `std::thread` with
-//! `racer::thread`; `std::sync::atomic::` and std's locks, `Condvar`, `Barrier`, `Once*`,
-//! `LazyLock` and `mpsc` with `racer::sync::...` (not `Arc`/`Weak`: futures' `ArcWake` takes
-//! std's `Arc` as its receiver, `arc_self: &Arc<Self>`). Grouped `use std::sync::{...}` lines
-//! name std's `Arc` next to the drop-ins, so each crate's are split by edits listed with it.
-//! The manifest gets racer (this checkout, with the facade features of the crates swapped in) as
-//! a dependency and a feature `race-detect = ["racer/race-detect"]`. Each edit's count is
+//! `dashmap`, `once_cell`, `futures`), and the parts of crates that racer names differently
+//! (`crossbeam::channel::` with `racer::crossbeam_channel::`, `futures_channel::` with
+//! `racer::futures::channel::`, `futures_executor::` with `racer::futures::executor::`);
+//! `#[test]` with `#[racer::test]`; `std::thread` with `racer::thread`; `std::sync::atomic::`
+//! and std's locks, `Condvar`, `Barrier`, `Once*`, `LazyLock` and `mpsc` with
+//! `racer::sync::...` (not `Arc`/`Weak`: futures' `ArcWake` takes std's `Arc` as its receiver,
+//! `arc_self: &Arc<Self>`). Grouped `use std::{sync::{...}}` lines name std's `Arc` next to the
+//! drop-ins, so each crate's are split by edits listed with it, with the few other edits a crate
+//! needs. The manifest gets racer (this checkout, with the facade features of the crates swapped
+//! in) as a dependency and a feature `race-detect = ["racer/race-detect"]`. Each edit's count is
 //! asserted.
 //!
 //! Children are spawned with their own target directory `<target>/real-crates/ecosystem-suites`
-//! (never this build's lock), shared between runs. They need the registry and build for about a
-//! minute the first time, so each test here is skipped, with a printed line, unless
-//! `RACER_REGISTRY_SUITES=1` (the child runner and the switch: `tests/child_support/cargo.rs`):
+//! (never this build's lock), shared between the crates and between runs. They need the
+//! registry and build for a few minutes the first time, so each test here is skipped, with a
+//! printed line, unless `RACER_REGISTRY_SUITES=1` (the child runner and the switch:
+//! `tests/child_support/cargo.rs`). jwalk's tests need the facade feature `rayon` too, and
+//! internment's `dashmap` and `once_cell`:
 //!
-//!     RACER_REGISTRY_SUITES=1 cargo test --features race-detect,crossbeam-channel,futures --test ecosystem_suites -- --nocapture
+//!     RACER_REGISTRY_SUITES=1 cargo test --features race-detect,crossbeam-channel,futures,rayon,dashmap,once_cell --test ecosystem_suites -- --nocapture
 
 #![cfg(all(unix, feature = "race-detect", feature = "crossbeam-channel", feature = "futures"))]
 
@@ -320,10 +336,8 @@ fn rusty_pool_orders_what_it_hands_over_through_the_adapters() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let dir = rusty_pool_copy("rusty_pool-handoffs", true);
     add_handoffs(&dir, "rusty_pool_handoffs.rs");
-    let r = cargo_test(
-        &dir,
-        &["--config", "profile.dev.package.rusty_pool.codegen-units=7", "--test", "racer_handoffs"],
-    );
+    let r =
+        cargo_test(&dir, &["--config", "profile.dev.package.rusty_pool.codegen-units=7", "--test", "racer_handoffs"]);
     assert!(r.success, "the hand-off tests pass\n{}", r.all());
     assert_eq!(r.passed(), 5, "{}", r.all());
 }
@@ -369,6 +383,7 @@ fn rusty_pool_unswapped_gets_false_reports() {
 /// since the module's path is now `racer::crossbeam_channel`; and its tests' counter initialised
 /// with `AtomicUsize::new(0)` instead of std's deprecated `ATOMIC_USIZE_INIT`, which
 /// `racer::sync::atomic` does not have.
+#[cfg(feature = "rayon")]
 const JWALK_EDITS: &[(&str, &str, &str, usize)] = &[
     ("src/lib.rs", "\npub use rayon;\n", "\npub use racer::rayon;\n", 1),
     ("src/core/ordered_queue.rs", "use crossbeam::channel::{self, ", "use crossbeam::channel::{self as channel, ", 1),
@@ -477,6 +492,7 @@ fn jwalk_unswapped_gets_false_reports() {
 /// internment's own edit: the grouped `use std::{..., sync::{atomic::{...}, Arc}}` of
 /// `src/arc_dst.rs` split into racer's atomics and std's `Arc` (its `ArcIntern<[T]>` and
 /// `ArcIntern<str>` share `src/arc.rs`'s counted box, whose count is racer's `AtomicUsize`).
+#[cfg(all(feature = "dashmap", feature = "once_cell"))]
 const INTERNMENT_EDITS: &[(&str, &str, &str, usize)] = &[(
     "src/arc_dst.rs",
     "    sync::{\n        atomic::{AtomicUsize, Ordering},\n        Arc,\n    },\n};\n",
