@@ -436,10 +436,8 @@ fn jwalk_copy(label: &str, swapped: bool) -> PathBuf {
 
 /// Data handed through the swapped jwalk (`real-crates/ecosystem-suites/jwalk_handoffs.rs`, each
 /// walk 10 times in its own `racer::check`): entry states written by `process_read_dir` on
-/// rayon's workers and read by the iterating thread, and a directory's state written on the
-/// worker that read it and read by its subdirectories' callbacks on other workers, 0 reports; the
-/// twin whose iterating thread writes a cell the callback reads after the walk started, reported
-/// every time at both sites.
+/// rayon's workers and read by the iterating thread, 0 reports; the twin whose iterating thread
+/// writes a cell the callback reads after the walk started, reported every time at both sites.
 #[cfg(feature = "rayon")]
 #[test]
 fn jwalk_orders_what_it_hands_over_through_the_adapters() {
@@ -449,9 +447,50 @@ fn jwalk_orders_what_it_hands_over_through_the_adapters() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let dir = jwalk_copy("jwalk-handoffs", true);
     add_handoffs(&dir, "jwalk_handoffs.rs");
-    let r = cargo_test(&dir, &["--config", "profile.dev.package.jwalk.codegen-units=7", "--test", "racer_handoffs"]);
+    let r = cargo_test(
+        &dir,
+        &[
+            "--config",
+            "profile.dev.package.jwalk.codegen-units=7",
+            "--test",
+            "racer_handoffs",
+            "--",
+            "--skip",
+            "a_directory_state_is_ordered_before_its_subdirectories",
+        ],
+    );
     assert!(r.success, "the hand-off tests pass\n{}", r.all());
-    assert_eq!(r.passed(), 3, "{}", r.all());
+    assert_eq!(r.passed(), 2, "{}", r.all());
+}
+
+/// A directory's state, written by its `process_read_dir` on the worker that read it, read by
+/// its subdirectories' callbacks on other workers (10 walks, 0 reports): the state goes to them
+/// in their specs through jwalk's queue of directories, a crossbeam channel that jwalk's job
+/// `par_bridge()`s, so the receive that orders the read is made by the bridged iterator's
+/// `next()`, between two items of a piece of rayon's work.
+#[cfg(feature = "rayon")]
+#[test]
+fn jwalk_orders_a_directory_state_before_its_subdirectories() {
+    if skipped() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = jwalk_copy("jwalk-handoffs", true);
+    add_handoffs(&dir, "jwalk_handoffs.rs");
+    let r = cargo_test(
+        &dir,
+        &[
+            "--config",
+            "profile.dev.package.jwalk.codegen-units=7",
+            "--test",
+            "racer_handoffs",
+            "--",
+            "--exact",
+            "a_directory_state_is_ordered_before_its_subdirectories",
+        ],
+    );
+    assert!(r.success, "the hand-off test passes\n{}", r.all());
+    assert_eq!(r.passed(), 1, "{}", r.all());
 }
 
 /// The walk whose entries' states are written on the workers, in a copy of jwalk whose imports
