@@ -31,6 +31,16 @@ pub mod task;
 pub mod tokio {
     pub use tokio_crate::*;
 }
+/// flume, as `racer::flume`: with `race-detect` off, flume's own items.
+#[cfg(all(feature = "flume", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod flume {
+    pub use flume_crate::*;
+}
+/// async-channel, as `racer::async_channel`: with `race-detect` off, async-channel's own items.
+#[cfg(all(feature = "async-channel", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod async_channel {
+    pub use async_channel_crate::*;
+}
 
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
@@ -44,6 +54,10 @@ pub mod parking_lot;
 mod platform;
 #[cfg(all(feature = "race-detect", feature = "tokio", not(any(doc, rust_analyzer))))]
 pub mod tokio;
+#[cfg(all(feature = "race-detect", feature = "flume", not(any(doc, rust_analyzer))))]
+pub mod flume;
+#[cfg(all(feature = "race-detect", feature = "async-channel", not(any(doc, rust_analyzer))))]
+pub mod async_channel;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:
 /// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
 /// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.
