@@ -95,7 +95,8 @@ fn without_race_detect_racer_async_channel_is_async_channel_itself() {
     let _: (::async_channel::Sender<u8>, ::async_channel::Receiver<u8>) = racer::async_channel::bounded(1);
     let _: ::async_channel::WeakSender<u8> = tx.downgrade();
     let _: ::async_channel::WeakReceiver<u8> = rx.downgrade();
-    let _: ::async_channel::Closed<'_, u8> = tx.closed();
+    let closed: ::async_channel::Closed<'_, u8> = tx.closed();
+    drop(closed);
     block_on::<::async_channel::Send<'_, u8>>(tx.send(1)).unwrap();
     let recv: ::async_channel::Recv<'_, u8> = rx.recv();
     assert_eq!(block_on(recv), Ok(1));
