@@ -86,6 +86,19 @@ fn racer_async_channel_has_async_channels_api() {
     assert_eq!(tx.send_blocking("back".to_string()).unwrap_err().0, "back");
 }
 
+/// The ends and futures are `Send` and `Sync` as async-channel's are (compile-time).
+#[test]
+fn racer_async_channels_types_are_send_and_sync_as_async_channels() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Sender<u32>>();
+    send_sync::<Receiver<u32>>();
+    send_sync::<async_channel::WeakSender<u32>>();
+    send_sync::<async_channel::WeakReceiver<u32>>();
+    send_sync::<async_channel::Send<'static, u32>>();
+    send_sync::<async_channel::Recv<'static, u32>>();
+    send_sync::<async_channel::Closed<'static, u32>>();
+}
+
 /// Without the feature, `racer::async_channel`'s items are async-channel's: this does not
 /// compile otherwise.
 #[cfg(not(feature = "race-detect"))]

@@ -131,6 +131,21 @@ fn racer_flume_has_flumes_api() {
     assert_eq!(rx.into_iter().collect::<Vec<_>>(), vec![11]);
 }
 
+/// The ends, futures, streams and sinks are `Send` and `Sync` as flume's are (compile-time).
+#[test]
+fn racer_flumes_types_are_send_and_sync_as_flumes() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Sender<u32>>();
+    send_sync::<Receiver<u32>>();
+    send_sync::<flume::WeakSender<u32>>();
+    send::<flume::r#async::SendFut<'static, u32>>();
+    send::<flume::r#async::RecvFut<'static, u32>>();
+    send::<flume::r#async::SendSink<'static, u32>>();
+    send::<flume::r#async::RecvStream<'static, u32>>();
+    send::<flume::IntoIter<u32>>();
+}
+
 /// Without the feature, `racer::flume`'s items are flume's: this does not compile otherwise.
 #[cfg(not(feature = "race-detect"))]
 #[test]
