@@ -12,6 +12,10 @@ pub use racer_macros::test;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::__in_check;
+#[cfg(feature = "async-channel")]
+pub use racer_rt::async_channel;
+#[cfg(feature = "flume")]
+pub use racer_rt::flume;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;

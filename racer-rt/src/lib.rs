@@ -31,11 +31,25 @@ pub mod task;
 pub mod tokio {
     pub use tokio_crate::*;
 }
+/// flume, as `racer::flume`: with `race-detect` off, flume's own items.
+#[cfg(all(feature = "flume", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod flume {
+    pub use flume_crate::*;
+}
+/// async-channel, as `racer::async_channel`: with `race-detect` off, async-channel's own items.
+#[cfg(all(feature = "async-channel", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod async_channel {
+    pub use async_channel_crate::*;
+}
 
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 include!(concat!(env!("OUT_DIR"), "/detector.rs"));
+#[cfg(all(feature = "race-detect", feature = "async-channel", not(any(doc, rust_analyzer))))]
+pub mod async_channel;
+#[cfg(all(feature = "race-detect", feature = "flume", not(any(doc, rust_analyzer))))]
+pub mod flume;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod lock_adapter;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
