@@ -1,0 +1,3 @@
+//! `racer::futures::executor`: futures' executors.
+
+pub use futures_crate::executor::*;

@@ -1,0 +1,3 @@
+//! `racer::futures::lock`: futures' locks.
+
+pub use futures_crate::lock::*;

@@ -1,0 +1,248 @@
+//! `racer::futures` (feature `futures`): futures' channels, `lock::Mutex` and executor order the
+//! hand-offs made through them. Each hand-off: a correct program (a cell written before the
+//! send / unlock / spawn, read after the receive / lock / join) with no report in each of ten
+//! runs, and its racy twin (the write moved after the hand-off) reported in each of ten runs with
+//! its kind, both sites and both threads.
+//!
+//! As in the `sync` tests, where one access must come before another in time, the threads hand
+//! over with `std::sync` (invisible to racer): the report is the same on every run.
+//!
+//! Without `race-detect`, the file checks that `racer::futures`'s items are futures' own.
+#![cfg(feature = "futures")]
+#![cfg_attr(not(feature = "race-detect"), allow(unused_imports, dead_code))]
+
+mod sync_support;
+
+use std::sync::mpsc as std_mpsc;
+
+use racer::futures::channel::{mpsc, oneshot};
+use racer::futures::executor::block_on;
+use racer::futures::{SinkExt, StreamExt};
+use racer::sync::Arc;
+use racer::{RaceKind, Report, Shared};
+use sync_support::{assert_no_race, assert_one_race, named, read, write, Site};
+
+const RUNS: usize = 10;
+
+/// A hand-off from thread "sender" to thread "receiver": `send` runs on the sender after its
+/// write (`racy`: before it), `receive` on the receiver before its read. In time the write
+/// always comes first (a std channel, invisible to racer, makes the receiver wait for it).
+/// Returns the report and the write's and the read's sites.
+fn hand_off<S, R>(racy: bool, send: S, receive: R) -> (Report, Site, Site)
+where
+    S: FnOnce() + Send + 'static,
+    R: FnOnce() + Send + 'static,
+{
+    let mut sites = None;
+    let report = racer::check(|| {
+        let cell = Arc::new(Shared::new(0u64));
+        let (written, wait) = std_mpsc::channel::<()>();
+        let c = cell.clone();
+        let sender = named("sender", move || {
+            let site = if racy {
+                send();
+                write(&c, 42)
+            } else {
+                let site = write(&c, 42);
+                send();
+                site
+            };
+            written.send(()).unwrap();
+            site
+        });
+        let c = cell.clone();
+        let receiver = named("receiver", move || {
+            receive();
+            wait.recv().unwrap();
+            let (v, site) = read(&c);
+            assert_eq!(v, 42);
+            site
+        });
+        sites = Some((sender.join().unwrap(), receiver.join().unwrap()));
+    });
+    let (w, r) = sites.unwrap();
+    (report, w, r)
+}
+
+/// Ten runs of the correct hand-off (no report) and ten of its racy twin (one flow race, the
+/// sender's write then the receiver's read).
+fn ten_and_ten<S, R>(setup: impl Fn() -> (S, R))
+where
+    S: FnOnce() + Send + 'static,
+    R: FnOnce() + Send + 'static,
+{
+    for _ in 0..RUNS {
+        let (send, receive) = setup();
+        let (report, _, _) = hand_off(false, send, receive);
+        assert_no_race(&report);
+    }
+    for _ in 0..RUNS {
+        let (send, receive) = setup();
+        let (report, w, r) = hand_off(true, send, receive);
+        assert_one_race(&report, RaceKind::Flow, ("sender", w), ("receiver", r));
+    }
+}
+
+#[cfg(feature = "race-detect")]
+#[test]
+fn mpsc_bounded_sink_send_and_stream_next_order_the_message() {
+    ten_and_ten(|| {
+        let (mut tx, mut rx) = mpsc::channel::<u64>(1);
+        (move || block_on(tx.send(1)).unwrap(), move || assert_eq!(block_on(rx.next()), Some(1)))
+    });
+}
+
+#[cfg(feature = "race-detect")]
+#[test]
+fn mpsc_bounded_try_send_and_recv_order_the_message() {
+    ten_and_ten(|| {
+        let (mut tx, mut rx) = mpsc::channel::<u64>(1);
+        (move || tx.try_send(1).unwrap(), move || assert_eq!(block_on(rx.recv()), Ok(1)))
+    });
+}
+
+#[cfg(feature = "race-detect")]
+#[test]
+fn mpsc_unbounded_send_and_stream_next_order_the_message() {
+    ten_and_ten(|| {
+        let (tx, mut rx) = mpsc::unbounded::<u64>();
+        (move || tx.unbounded_send(1).unwrap(), move || assert_eq!(block_on(rx.next()), Some(1)))
+    });
+}
+
+#[cfg(feature = "race-detect")]
+#[test]
+fn mpsc_unbounded_sink_of_a_reference_orders_the_message() {
+    ten_and_ten(|| {
+        let (tx, mut rx) = mpsc::unbounded::<u64>();
+        (
+            move || block_on(async { (&tx).send(1).await }).unwrap(),
+            move || {
+                // Spins on `try_recv` (no waker): its acquire orders as the stream's.
+                loop {
+                    match rx.try_recv() {
+                        Ok(v) => break assert_eq!(v, 1),
+                        Err(e) => assert!(e.is_empty()),
+                    }
+                    std::thread::yield_now();
+                }
+            },
+        )
+    });
+}
+
+/// A receiver is ordered after the sends of the messages it took, not of those still queued:
+/// the write before the second send races with the read after the first receive.
+#[cfg(feature = "race-detect")]
+#[test]
+fn mpsc_a_receive_is_not_ordered_after_a_later_message() {
+    for _ in 0..RUNS {
+        let (tx, mut rx) = mpsc::unbounded::<u64>();
+        tx.unbounded_send(1).unwrap();
+        let (report, w, r) = hand_off(
+            false,
+            move || {
+                // The receiver takes the first message (sent before the write), not this one
+                // (which it may have gone before).
+                let _ = tx.unbounded_send(2);
+            },
+            move || assert_eq!(block_on(rx.next()), Some(1)),
+        );
+        assert_one_race(&report, RaceKind::Flow, ("sender", w), ("receiver", r));
+    }
+}
+
+/// Errors give the value back to its sender as futures' do, with futures' kinds and output.
+#[test]
+fn mpsc_errors_give_the_value_back() {
+    let (mut tx, rx) = mpsc::channel::<String>(0);
+    tx.try_send("a".into()).unwrap();
+    let full = tx.try_send("b".into()).unwrap_err();
+    assert!(full.is_full() && !full.is_disconnected());
+    assert_eq!(format!("{full:?}"), "TrySendError { kind: Full }");
+    assert_eq!(full.to_string(), "send failed because channel is full");
+    assert_eq!(full.clone().into_inner(), "b");
+    assert!(full.into_send_error().is_full());
+    drop(rx);
+    let (tx, rx) = mpsc::unbounded::<String>();
+    assert!(tx.is_connected_to(&rx) && tx.same_receiver(&tx.clone()));
+    drop(rx);
+    let gone = tx.unbounded_send("c".into()).unwrap_err();
+    assert!(gone.is_disconnected());
+    assert_eq!(gone.to_string(), "send failed because receiver is gone");
+    assert_eq!(gone.into_inner(), "c");
+    assert!(tx.is_closed());
+    assert_eq!(format!("{tx:?}"), "UnboundedSender { closed: true }");
+}
+
+#[cfg(feature = "race-detect")]
+#[test]
+fn oneshot_send_and_receive_order_the_value() {
+    ten_and_ten(|| {
+        let (tx, rx) = oneshot::channel::<u64>();
+        (move || tx.send(1).unwrap(), move || assert_eq!(block_on(rx), Ok(1)))
+    });
+    ten_and_ten(|| {
+        let (tx, mut rx) = oneshot::channel::<u64>();
+        (
+            move || tx.send(1).unwrap(),
+            move || loop {
+                if let Some(v) = rx.try_recv().unwrap() {
+                    break assert_eq!(v, 1);
+                }
+                std::thread::yield_now();
+            },
+        )
+    });
+}
+
+#[test]
+fn oneshot_cancellation_and_errors_are_futures() {
+    let (mut tx, rx) = oneshot::channel::<String>();
+    assert!(tx.is_connected_to(&rx) && !tx.is_canceled());
+    drop(rx);
+    block_on(tx.cancellation());
+    assert_eq!(tx.send("a".into()), Err("a".to_string()));
+    let (tx, rx) = oneshot::channel::<u8>();
+    drop(tx);
+    assert_eq!(block_on(rx), Err(oneshot::Canceled));
+}
+
+/// futures' macros and the items racer does not wrap are there under `racer::futures`.
+#[test]
+fn macros_and_other_items_resolve() {
+    use racer::futures::future::{self, FutureExt};
+    use racer::futures::stream;
+    let (a, b) = block_on(async { racer::futures::join!(async { 1 }, async { 2 }) });
+    assert_eq!(a + b, 3);
+    let picked = block_on(async {
+        let mut x = future::ready(1).fuse();
+        let mut y = future::pending::<u8>().fuse();
+        racer::futures::select! {
+            v = x => v,
+            v = y => v,
+        }
+    });
+    assert_eq!(picked, 1);
+    block_on(async {
+        let f = async { 3 };
+        racer::futures::pin_mut!(f);
+        assert_eq!(f.await, 3);
+        let n: Vec<u8> = stream::iter([1, 2]).collect().await;
+        assert_eq!(n, [1, 2]);
+        assert_eq!(racer::futures::try_join!(async { Ok::<_, ()>(1) }, async { Ok(2) }), Ok((1, 2)));
+    });
+}
+
+/// Without `race-detect`, `racer::futures`'s items are futures' own (this only compiles if
+/// they are).
+#[cfg(not(feature = "race-detect"))]
+#[test]
+fn without_race_detect_the_items_are_futures_own() {
+    let _: futures::channel::mpsc::Sender<u8> = racer::futures::channel::mpsc::channel(1).0;
+    let _: futures::channel::mpsc::UnboundedReceiver<u8> = racer::futures::channel::mpsc::unbounded().1;
+    let _: futures::channel::oneshot::Sender<u8> = racer::futures::channel::oneshot::channel().0;
+    let _: futures::lock::Mutex<u8> = racer::futures::lock::Mutex::new(0);
+    let _: futures::executor::ThreadPool = racer::futures::executor::ThreadPool::new().unwrap();
+    let _: futures::executor::LocalPool = racer::futures::executor::LocalPool::new();
+}
