@@ -16,7 +16,13 @@ mod sync_support;
 use std::sync::mpsc as std_mpsc;
 
 use racer::futures::channel::{mpsc, oneshot};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
 use racer::futures::executor::block_on;
+use racer::futures::future::{self, FusedFuture};
+use racer::futures::lock::{MappedMutexGuard, Mutex, MutexGuard};
 use racer::futures::{SinkExt, StreamExt};
 use racer::sync::Arc;
 use racer::{RaceKind, Report, Shared};
@@ -26,9 +32,18 @@ const RUNS: usize = 10;
 
 /// A hand-off from thread "sender" to thread "receiver": `send` runs on the sender after its
 /// write (`racy`: before it), `receive` on the receiver before its read. In time the write
-/// always comes first (a std channel, invisible to racer, makes the receiver wait for it).
+/// always comes first (a std channel, invisible to racer, makes the receiver wait for it before
+/// its read; `wait_first`: before its `receive`, for a lock, which does not wait for a send).
 /// Returns the report and the write's and the read's sites.
 fn hand_off<S, R>(racy: bool, send: S, receive: R) -> (Report, Site, Site)
+where
+    S: FnOnce() + Send + 'static,
+    R: FnOnce() + Send + 'static,
+{
+    hand_off_with(racy, false, send, receive)
+}
+
+fn hand_off_with<S, R>(racy: bool, wait_first: bool, send: S, receive: R) -> (Report, Site, Site)
 where
     S: FnOnce() + Send + 'static,
     R: FnOnce() + Send + 'static,
@@ -52,8 +67,13 @@ where
         });
         let c = cell.clone();
         let receiver = named("receiver", move || {
-            receive();
-            wait.recv().unwrap();
+            if wait_first {
+                wait.recv().unwrap();
+                receive();
+            } else {
+                receive();
+                wait.recv().unwrap();
+            }
             let (v, site) = read(&c);
             assert_eq!(v, 42);
             site
@@ -71,14 +91,22 @@ where
     S: FnOnce() + Send + 'static,
     R: FnOnce() + Send + 'static,
 {
+    ten_and_ten_with(false, setup);
+}
+
+fn ten_and_ten_with<S, R>(wait_first: bool, setup: impl Fn() -> (S, R))
+where
+    S: FnOnce() + Send + 'static,
+    R: FnOnce() + Send + 'static,
+{
     for _ in 0..RUNS {
         let (send, receive) = setup();
-        let (report, _, _) = hand_off(false, send, receive);
+        let (report, _, _) = hand_off_with(false, wait_first, send, receive);
         assert_no_race(&report);
     }
     for _ in 0..RUNS {
         let (send, receive) = setup();
-        let (report, w, r) = hand_off(true, send, receive);
+        let (report, w, r) = hand_off_with(true, wait_first, send, receive);
         assert_one_race(&report, RaceKind::Flow, ("sender", w), ("receiver", r));
     }
 }
@@ -208,10 +236,79 @@ fn oneshot_cancellation_and_errors_are_futures() {
     assert_eq!(block_on(rx), Err(oneshot::Canceled));
 }
 
+/// A holder of the lock (its guard dropped: `lock`, `try_lock`, a mapped guard) is ordered after
+/// the previous holder: the sender's write before its unlock is ordered before the receiver's
+/// read after its lock.
+#[cfg(feature = "race-detect")]
+#[test]
+fn mutex_lock_and_try_lock_order_the_holders() {
+    ten_and_ten_with(true, || {
+        let m = std::sync::Arc::new(Mutex::new(0u64));
+        let m2 = m.clone();
+        (move || *block_on(m.lock()) += 1, move || assert_eq!(*m2.try_lock().expect("the sender unlocked"), 1))
+    });
+    ten_and_ten_with(true, || {
+        let m = std::sync::Arc::new(Mutex::new((0u64, 0u64)));
+        let m2 = m.clone();
+        (
+            move || {
+                let part = MutexGuard::map(block_on(m.lock()), |v| &mut v.1);
+                *MappedMutexGuard::map(part, |v| v) = 1;
+            },
+            move || assert_eq!(block_on(m2.lock()).1, 1),
+        )
+    });
+}
+
+#[cfg(feature = "race-detect")]
+#[test]
+fn mutex_owned_guards_order_the_holders() {
+    ten_and_ten_with(true, || {
+        let m = std::sync::Arc::new(Mutex::new(0u64));
+        let m2 = m.clone();
+        (
+            move || *block_on(m.lock_owned()) += 1,
+            move || assert_eq!(*m2.try_lock_owned().expect("the sender unlocked"), 1),
+        )
+    });
+}
+
+/// The mutex's value, guards and futures keep futures' API and output.
+#[test]
+fn mutex_api_is_futures() {
+    let m = Mutex::new(String::from("a"));
+    assert_eq!(format!("{m:?}"), "Mutex { is_locked: false, has_waiters: false }");
+    {
+        let g = m.try_lock().unwrap();
+        assert!(m.try_lock().is_none());
+        assert_eq!(
+            format!("{g:?}"),
+            r#"MutexGuard { value: "a", mutex: Mutex { is_locked: true, has_waiters: false } }"#
+        );
+        let mut fut = m.lock();
+        assert!(!fut.is_terminated());
+        assert!(block_on(future::poll_fn(|cx| Poll::Ready(Pin::new(&mut fut).poll(cx).is_pending()))));
+        drop(g);
+        let g = block_on(fut);
+        let mut part = MutexGuard::map(g, |s| s.as_mut_str());
+        part.make_ascii_uppercase();
+    }
+    let mut m = Mutex::from(m.into_inner());
+    m.get_mut().push('b');
+    assert_eq!(m.into_inner(), "Ab");
+    let m = std::sync::Arc::new(Mutex::<Vec<u8>>::default());
+    let g = m.try_lock_owned().unwrap();
+    assert!(m.try_lock_owned().is_none());
+    let fut = m.clone().lock_owned();
+    drop(g);
+    block_on(fut).push(1);
+    assert_eq!(*block_on(m.lock()), [1]);
+}
+
 /// futures' macros and the items racer does not wrap are there under `racer::futures`.
 #[test]
 fn macros_and_other_items_resolve() {
-    use racer::futures::future::{self, FutureExt};
+    use racer::futures::future::FutureExt;
     use racer::futures::stream;
     let (a, b) = block_on(async { racer::futures::join!(async { 1 }, async { 2 }) });
     assert_eq!(a + b, 3);
