@@ -305,6 +305,147 @@ fn mutex_api_is_futures() {
     assert_eq!(*block_on(m.lock()), [1]);
 }
 
+/// Asserts one flow race: the write at `w` by `writer`, then the read at `r` by `reader`; a
+/// `None` actor is a task of the pool (named `task N` in reports).
+#[cfg(feature = "race-detect")]
+fn assert_flow_with_task(report: &Report, writer: (Option<&str>, Site), reader: (Option<&str>, Site)) {
+    assert_eq!(report.len(), 1, "expected exactly one race, got:\n{report}");
+    let race = &report.races()[0];
+    assert_eq!(race.kind(), RaceKind::Flow, "{report}");
+    let text = report.to_string();
+    for (access, (name, site)) in [(race.previous(), writer), (race.current(), reader)] {
+        assert_eq!(access.location(), site, "{report}");
+        assert_eq!(access.thread_name(), name, "{report}");
+        assert_eq!(access.is_task(), name.is_none(), "{report}");
+        if name.is_none() {
+            let label = format!(" by task {}", access.thread_id());
+            assert!(text.contains(&label), "{label} in {text}");
+        }
+    }
+}
+
+/// A task spawned with `spawn_with_handle` is forked from its spawner (the write before the
+/// spawn is ordered before the task's read) and joined by its handle (the task's write is
+/// ordered before the read after the handle's `.await`): no report in ten runs. Its racy twin
+/// reads before awaiting the handle: the task's write and the spawner's read race, every run.
+#[cfg(feature = "race-detect")]
+#[test]
+fn thread_pool_spawn_with_handle_forks_and_joins_the_task() {
+    use racer::futures::executor::ThreadPool;
+    use racer::futures::task::SpawnExt;
+    let pool = ThreadPool::builder().pool_size(2).create().unwrap();
+    for _ in 0..RUNS {
+        let pool = pool.clone();
+        let report = racer::check(move || {
+            named("spawner", move || {
+                let cell = Arc::new(Shared::new(0u64));
+                write(&cell, 1);
+                let c = cell.clone();
+                let handle = pool
+                    .spawn_with_handle(async move {
+                        assert_eq!(read(&c).0, 1);
+                        write(&c, 2);
+                        7u8
+                    })
+                    .unwrap();
+                assert_eq!(block_on(handle), 7);
+                assert_eq!(read(&cell).0, 2);
+            })
+            .join()
+            .unwrap();
+        });
+        assert_no_race(&report);
+    }
+    for _ in 0..RUNS {
+        let pool = pool.clone();
+        let mut sites = None;
+        let report = racer::check(|| {
+            sites = Some(
+                named("spawner", move || {
+                    let cell = Arc::new(Shared::new(0u64));
+                    let c = cell.clone();
+                    let (written, wait) = std_mpsc::channel::<Site>();
+                    let handle = pool
+                        .spawn_with_handle(async move {
+                            written.send(write(&c, 2)).unwrap();
+                        })
+                        .unwrap();
+                    let w = wait.recv().unwrap();
+                    let (_, r) = read(&cell);
+                    block_on(handle);
+                    (w, r)
+                })
+                .join()
+                .unwrap(),
+            );
+        });
+        let (w, r) = sites.unwrap();
+        assert_flow_with_task(&report, (None, w), (Some("spawner"), r));
+    }
+}
+
+/// `spawn_ok` and `Spawn::spawn_obj` (under `SpawnExt::spawn`) fork the task from its spawner;
+/// a channel of `racer::futures` joins it. The racy twin writes after the spawn: the task's read
+/// races with it, every run.
+#[cfg(feature = "race-detect")]
+#[test]
+fn thread_pool_spawn_ok_forks_the_task() {
+    use racer::futures::executor::ThreadPool;
+    use racer::futures::task::SpawnExt;
+    let pool = ThreadPool::new().unwrap();
+    for run in 0..RUNS {
+        let pool = pool.clone();
+        let report = racer::check(move || {
+            named("spawner", move || {
+                let cell = Arc::new(Shared::new(0u64));
+                write(&cell, 1);
+                let c = cell.clone();
+                let (tx, rx) = oneshot::channel();
+                let task = async move {
+                    assert_eq!(read(&c).0, 1);
+                    write(&c, 2);
+                    tx.send(()).unwrap();
+                };
+                if run % 2 == 0 {
+                    pool.spawn_ok(task);
+                } else {
+                    pool.spawn(task).unwrap();
+                }
+                block_on(rx).unwrap();
+                assert_eq!(read(&cell).0, 2);
+            })
+            .join()
+            .unwrap();
+        });
+        assert_no_race(&report);
+    }
+    for _ in 0..RUNS {
+        let pool = pool.clone();
+        let mut sites = None;
+        let report = racer::check(|| {
+            sites = Some(
+                named("spawner", move || {
+                    let cell = Arc::new(Shared::new(0u64));
+                    let c = cell.clone();
+                    let (go, wait) = std_mpsc::channel::<Site>();
+                    let (tx, rx) = oneshot::channel();
+                    pool.spawn_ok(async move {
+                        let w = wait.recv().unwrap();
+                        let (_, r) = read(&c);
+                        tx.send((w, r)).unwrap();
+                    });
+                    go.send(write(&cell, 1)).unwrap();
+                    block_on(rx).unwrap()
+                })
+                .join()
+                .unwrap(),
+            );
+        });
+        let (w, r) = sites.unwrap();
+        assert_flow_with_task(&report, (Some("spawner"), w), (None, r));
+    }
+}
+
 /// futures' macros and the items racer does not wrap are there under `racer::futures`.
 #[test]
 fn macros_and_other_items_resolve() {
@@ -342,4 +483,7 @@ fn without_race_detect_the_items_are_futures_own() {
     let _: futures::lock::Mutex<u8> = racer::futures::lock::Mutex::new(0);
     let _: futures::executor::ThreadPool = racer::futures::executor::ThreadPool::new().unwrap();
     let _: futures::executor::LocalPool = racer::futures::executor::LocalPool::new();
+    let pool: futures::executor::ThreadPool = racer::futures::executor::ThreadPoolBuilder::new().create().unwrap();
+    use racer::futures::task::SpawnExt;
+    let _: futures::future::RemoteHandle<()> = pool.spawn_with_handle(async {}).unwrap();
 }

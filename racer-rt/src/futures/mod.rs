@@ -5,8 +5,8 @@
 //!   `racer::annotate::Carry`), so a receiver is ordered after the sends of the messages it took;
 //! - `lock::Mutex`: each acquisition is ordered after the previous holder's release;
 //! - `executor::ThreadPool`: each spawned future is a task of its own (a logical thread, as
-//!   `racer::tokio::spawn`'s), forked from its spawner; its join is where its output (through
-//!   `RemoteHandle`, a channel...) is received.
+//!   `racer::tokio::spawn`'s), forked from its spawner; its join is where its output is
+//!   received: `task::SpawnExt::spawn_with_handle`'s `RemoteHandle`, or a channel above.
 //!
 //! Every other item (`join!`, `select!`, `StreamExt`, `future`, `stream`...) is futures' own.
 
@@ -15,3 +15,4 @@ pub use futures_crate::*;
 pub mod channel;
 pub mod executor;
 pub mod lock;
+pub mod task;
