@@ -485,5 +485,6 @@ fn without_race_detect_the_items_are_futures_own() {
     let _: futures::executor::LocalPool = racer::futures::executor::LocalPool::new();
     let pool: futures::executor::ThreadPool = racer::futures::executor::ThreadPoolBuilder::new().create().unwrap();
     use racer::futures::task::SpawnExt;
-    let _: futures::future::RemoteHandle<()> = pool.spawn_with_handle(async {}).unwrap();
+    let handle: futures::future::RemoteHandle<()> = pool.spawn_with_handle(async {}).unwrap();
+    handle.forget();
 }
