@@ -446,6 +446,37 @@ fn thread_pool_spawn_ok_forks_the_task() {
     }
 }
 
+/// Two tasks on a pool of one worker are two logical threads, not the worker's: their writes
+/// with nothing between them race (an output race, both named as tasks), every run.
+#[cfg(feature = "race-detect")]
+#[test]
+fn thread_pool_tasks_on_one_worker_are_tasks_of_their_own() {
+    use racer::futures::executor::ThreadPool;
+    let pool = ThreadPool::builder().pool_size(1).create().unwrap();
+    for _ in 0..RUNS {
+        let pool = pool.clone();
+        let mut sites = None;
+        let report = racer::check(|| {
+            let cell = Arc::new(Shared::new(0u64));
+            let (first_done, wait_first) = oneshot::channel::<Site>();
+            let (second_done, wait_second) = oneshot::channel::<Site>();
+            let c = cell.clone();
+            pool.spawn_ok(async move { first_done.send(write(&c, 1)).unwrap() });
+            let c = cell.clone();
+            pool.spawn_ok(async move { second_done.send(write(&c, 2)).unwrap() });
+            sites = Some((block_on(wait_first).unwrap(), block_on(wait_second).unwrap()));
+        });
+        let (first, second) = sites.unwrap();
+        assert_eq!(report.len(), 1, "{report}");
+        let race = &report.races()[0];
+        assert_eq!(race.kind(), RaceKind::Output, "{report}");
+        // One worker polls them in their spawn order.
+        assert_eq!((race.previous().location(), race.current().location()), (first, second), "{report}");
+        assert!(race.previous().is_task() && race.current().is_task(), "{report}");
+        assert_ne!(race.previous().thread_id(), race.current().thread_id(), "{report}");
+    }
+}
+
 /// futures' macros and the items racer does not wrap are there under `racer::futures`.
 #[test]
 fn macros_and_other_items_resolve() {
