@@ -16,6 +16,8 @@ pub use racer_rt::__in_check;
 pub use racer_rt::async_channel;
 #[cfg(feature = "flume")]
 pub use racer_rt::flume;
+#[cfg(feature = "futures")]
+pub use racer_rt::futures;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;

@@ -41,6 +41,11 @@ pub mod flume {
 pub mod async_channel {
     pub use async_channel_crate::*;
 }
+/// futures, as `racer::futures`: with `race-detect` off, futures' own items.
+#[cfg(all(feature = "futures", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod futures {
+    pub use futures_crate::*;
+}
 
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
@@ -50,6 +55,8 @@ include!(concat!(env!("OUT_DIR"), "/detector.rs"));
 pub mod async_channel;
 #[cfg(all(feature = "race-detect", feature = "flume", not(any(doc, rust_analyzer))))]
 pub mod flume;
+#[cfg(all(feature = "race-detect", feature = "futures", not(any(doc, rust_analyzer))))]
+pub mod futures;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod lock_adapter;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
