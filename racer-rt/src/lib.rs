@@ -31,6 +31,16 @@ pub mod task;
 pub mod tokio {
     pub use tokio_crate::*;
 }
+/// crossbeam-channel, as `racer::crossbeam_channel`: with `race-detect` off, the crate's own items.
+#[cfg(all(feature = "crossbeam-channel", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod crossbeam_channel {
+    pub use crossbeam_channel_crate::*;
+}
+/// crossbeam-queue, as `racer::crossbeam_queue`: with `race-detect` off, the crate's own items.
+#[cfg(all(feature = "crossbeam-queue", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod crossbeam_queue {
+    pub use crossbeam_queue_crate::*;
+}
 
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
@@ -44,6 +54,10 @@ pub mod parking_lot;
 mod platform;
 #[cfg(all(feature = "race-detect", feature = "tokio", not(any(doc, rust_analyzer))))]
 pub mod tokio;
+#[cfg(all(feature = "race-detect", feature = "crossbeam-channel", not(any(doc, rust_analyzer))))]
+pub mod crossbeam_channel;
+#[cfg(all(feature = "race-detect", feature = "crossbeam-queue", not(any(doc, rust_analyzer))))]
+pub mod crossbeam_queue;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:
 /// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
 /// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.
