@@ -121,8 +121,8 @@ mod channel {
     use std::time::{Duration, Instant};
 
     use racer::crossbeam_channel::{
-        self as cc, after, at, bounded, never, select, tick, unbounded, Receiver, RecvTimeoutError, Select,
-        SendError, SendTimeoutError, Sender, TryRecvError, TrySendError,
+        self as cc, after, at, bounded, never, select, tick, unbounded, Receiver, RecvTimeoutError, Select, SendError,
+        SendTimeoutError, Sender, TryRecvError, TrySendError,
     };
 
     use super::detect::*;
@@ -232,10 +232,7 @@ mod channel {
             let (s, r) = bounded::<String>(1);
             s.send("a".into()).unwrap();
             assert_eq!(s.try_send("b".into()), Err(TrySendError::Full("b".to_string())));
-            assert_eq!(
-                s.send_timeout("c".into(), Duration::ZERO),
-                Err(SendTimeoutError::Timeout("c".to_string()))
-            );
+            assert_eq!(s.send_timeout("c".into(), Duration::ZERO), Err(SendTimeoutError::Timeout("c".to_string())));
             assert_eq!(s.len(), 1);
             assert!(s.is_full() && r.is_full() && !r.is_empty());
             assert_eq!((s.capacity(), r.capacity()), (Some(1), Some(1)));

@@ -46,6 +46,10 @@ pub mod crossbeam_queue {
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 include!(concat!(env!("OUT_DIR"), "/detector.rs"));
+#[cfg(all(feature = "race-detect", feature = "crossbeam-channel", not(any(doc, rust_analyzer))))]
+pub mod crossbeam_channel;
+#[cfg(all(feature = "race-detect", feature = "crossbeam-queue", not(any(doc, rust_analyzer))))]
+pub mod crossbeam_queue;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod lock_adapter;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
@@ -54,10 +58,6 @@ pub mod parking_lot;
 mod platform;
 #[cfg(all(feature = "race-detect", feature = "tokio", not(any(doc, rust_analyzer))))]
 pub mod tokio;
-#[cfg(all(feature = "race-detect", feature = "crossbeam-channel", not(any(doc, rust_analyzer))))]
-pub mod crossbeam_channel;
-#[cfg(all(feature = "race-detect", feature = "crossbeam-queue", not(any(doc, rust_analyzer))))]
-pub mod crossbeam_queue;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:
 /// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
 /// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.
