@@ -50,41 +50,54 @@ mod detect {
     /// The two ends of a hand-off, as closures: `send` puts its value in, `recv` takes one out.
     pub type Ends = (Box<dyn FnOnce(u64) + Send>, Box<dyn FnOnce() -> u64 + Send>);
 
-    /// Thread "producer" writes a cell and hands 7 over through `ends` (made inside the check);
-    /// thread "consumer" takes it and reads the cell. `racy`: the producer writes after its send
-    /// (and before the consumer's read, in time only: a std channel). Returns the report and the
+    /// The two sides of any hand-over: what the writer does to give, what the reader does to
+    /// take.
+    pub type Sides = (Box<dyn FnOnce() + Send>, Box<dyn FnOnce() + Send>);
+
+    /// Thread `names.0` writes a cell and gives (the first of `sides`, made inside the check);
+    /// thread `names.1` takes (the second) and reads the cell. `racy`: the writer writes after
+    /// it gave (and before the read, in time only: a std channel). Returns the report and the
     /// sites of the write and the read.
-    pub fn hand_off(racy: bool, ends: impl FnOnce() -> Ends) -> (Report, Site, Site) {
+    pub fn handed_over(racy: bool, names: (&str, &str), sides: impl FnOnce() -> Sides) -> (Report, Site, Site) {
+        let (writer_name, reader_name) = (names.0.to_string(), names.1.to_string());
         let mut sites = None;
         let report = racer::check(|| {
-            let (send, recv) = ends();
+            let (give, take) = sides();
             let cell = Arc::new(Shared::new(0u64));
             let (done, wait) = std_mpsc::channel::<()>();
             let c = cell.clone();
-            let producer = named("producer", move || {
+            let writer = named(&writer_name, move || {
                 let site = if racy {
-                    send(7);
+                    give();
                     write(&c, 42)
                 } else {
                     let site = write(&c, 42);
-                    send(7);
+                    give();
                     site
                 };
                 done.send(()).unwrap();
                 site
             });
             let c = cell.clone();
-            let consumer = named("consumer", move || {
-                assert_eq!(recv(), 7);
+            let reader = named(&reader_name, move || {
+                take();
                 wait.recv().unwrap();
                 let (v, site) = read(&c);
                 assert_eq!(v, 42);
                 site
             });
-            sites = Some((producer.join().unwrap(), consumer.join().unwrap()));
+            sites = Some((writer.join().unwrap(), reader.join().unwrap()));
         });
         let (w, r) = sites.unwrap();
         (report, w, r)
+    }
+
+    /// A hand-off of 7 through `ends` from "producer" to "consumer".
+    pub fn hand_off(racy: bool, ends: impl FnOnce() -> Ends) -> (Report, Site, Site) {
+        handed_over(racy, ("producer", "consumer"), || {
+            let (send, recv) = ends();
+            (Box::new(move || send(7)), Box::new(move || assert_eq!(recv(), 7)))
+        })
     }
 
     /// `hand_off` 10 times without its race: no report in any run.
@@ -101,6 +114,19 @@ mod detect {
         for _ in 0..RUNS {
             let (report, w, r) = hand_off(true, &ends);
             assert_one_race(&report, RaceKind::Flow, ("producer", w), ("consumer", r));
+        }
+    }
+
+    /// `handed_over` 10 times without its race, then 10 times with it: no report in any run of
+    /// the first, the same race in every run of the second.
+    pub fn ordered_and_racy_every_run(names: (&str, &str), sides: impl Fn() -> Sides) {
+        for _ in 0..RUNS {
+            let (report, _, _) = handed_over(false, names, &sides);
+            assert_no_race(&report);
+        }
+        for _ in 0..RUNS {
+            let (report, w, r) = handed_over(true, names, &sides);
+            assert_one_race(&report, RaceKind::Flow, (names.0, w), (names.1, r));
         }
     }
 
@@ -224,6 +250,70 @@ mod channel {
             let (w, r) = sites.unwrap();
             assert_one_race(&report, RaceKind::Flow, ("writer", w), ("consumer", r));
         }
+    }
+
+    /// A zero-capacity channel orders the other way too: "consumer" writes and receives,
+    /// "producer" reads once its send returned. Its twin: the consumer writes after its receive.
+    #[test]
+    fn a_rendezvous_orders_the_receive_before_the_send_returns() {
+        ordered_and_racy_every_run(("consumer", "producer"), || {
+            let (s, r) = bounded::<u64>(0);
+            (Box::new(move || assert_eq!(r.recv(), Ok(7))), Box::new(move || s.send(7).unwrap()))
+        });
+        ordered_and_racy_every_run(("consumer", "producer"), || {
+            let (s, r) = bounded::<u64>(0);
+            (
+                Box::new(move || assert_eq!(spin(|| r.recv_timeout(Duration::ZERO).ok()), 7)),
+                Box::new(move || {
+                    let mut sel = Select::new();
+                    sel.send(&s);
+                    sel.select().send(&s, 7).unwrap();
+                }),
+            )
+        });
+    }
+
+    /// A channel with room does not order the receive before the send: "consumer" writes and
+    /// receives, "producer" reads after its send (and after the write, in time only).
+    #[test]
+    fn a_channel_with_room_does_not_order_the_receive_before_the_send() {
+        for _ in 0..RUNS {
+            let (report, w, r) = handed_over(false, ("consumer", "producer"), || {
+                let (s, r) = bounded::<u64>(1);
+                (Box::new(move || assert_eq!(r.recv(), Ok(7))), Box::new(move || s.send(7).unwrap()))
+            });
+            assert_one_race(&report, RaceKind::Flow, ("consumer", w), ("producer", r));
+        }
+    }
+
+    /// The senders' drops are ordered before a receive that finds the channel disconnected
+    /// (the end of a `for` loop over the receiver), the receivers' drops before a send that
+    /// fails on it. The twins: the cell written after the drop.
+    #[test]
+    fn a_disconnection_orders_the_drops_of_the_ends() {
+        ordered_and_racy_every_run(("producer", "consumer"), || {
+            let (s, r) = unbounded::<u64>();
+            let s2 = s.clone();
+            drop(s2);
+            (
+                Box::new(move || {
+                    s.send(1).unwrap();
+                    drop(s);
+                }),
+                Box::new(move || assert_eq!(r.iter().sum::<u64>(), 1)),
+            )
+        });
+        ordered_and_racy_every_run(("producer", "consumer"), || {
+            let (s, r) = bounded::<u64>(1);
+            (Box::new(move || drop(s)), Box::new(move || assert_eq!(r.recv(), Err(cc::RecvError))))
+        });
+        ordered_and_racy_every_run(("consumer", "producer"), || {
+            let (s, r) = unbounded::<u64>();
+            (
+                Box::new(move || drop(r)),
+                Box::new(move || assert_eq!(spin(|| s.send(1).err()), SendError(1))),
+            )
+        });
     }
 
     #[test]

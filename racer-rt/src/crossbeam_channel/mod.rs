@@ -1,6 +1,8 @@
 //! `racer::crossbeam_channel`: crossbeam-channel's channels, each message carrying a clock of
 //! its own (a `Carry`): its send releases into it, its receive acquires it. A receiver is so
-//! ordered after the sends of the messages it took, and after no other send. The timer channels
+//! ordered after the sends of the messages it took, and after no other send. A send on a
+//! zero-capacity channel is also ordered after the receive that took its message, and a
+//! disconnection found after the drops of the ends that went away (see `message`). The timer channels
 //! (`after`, `at`, `tick`) and `never` have no sender and order nothing: their receivers are the
 //! crate's, inside racer's `Receiver`. `Select`, `select!` and `select_biased!` work on racer's
 //! ends. The error types are the crate's own, carrying the user's value.
@@ -8,60 +10,92 @@
 use std::fmt;
 use std::iter::FusedIterator;
 use std::panic::Location;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel_crate as cc;
-use racer_core::annotate::Carry;
 
 pub use crossbeam_channel_crate::*;
 
+mod message;
 mod select;
 
+use self::message::{received, Ends, Message, Pending};
 pub use self::select::{Select, SelectedOperation};
 pub use crate::__racer_crossbeam_select as select;
 pub use crate::__racer_crossbeam_select_biased as select_biased;
 
-const SENDER: &str = "crossbeam_channel::Sender";
-const SENDING: &str = "sending on";
-const RECEIVING: &str = "receiving from";
-
-/// `value`, sent at `at`: the sender's release into the message's own clock.
-fn sent<T>(value: T, at: &'static Location<'static>) -> Carry<T> {
-    Carry::released(value, SENDER, SENDING, at)
+/// The errors of a receive: which of them say that every sender is gone.
+trait RecvFailure {
+    fn is_disconnected(&self) -> bool;
 }
 
-/// The value of a message received at `at`: the receiver acquires its sender's clock.
-fn received<T>(message: Carry<T>, at: &'static Location<'static>) -> T {
-    message.acquired(RECEIVING, at)
-}
-
-fn send_error<T>(e: cc::SendError<Carry<T>>) -> SendError<T> {
-    SendError(e.0.returned())
-}
-
-fn try_send_error<T>(e: cc::TrySendError<Carry<T>>) -> TrySendError<T> {
-    match e {
-        cc::TrySendError::Full(m) => TrySendError::Full(m.returned()),
-        cc::TrySendError::Disconnected(m) => TrySendError::Disconnected(m.returned()),
+impl RecvFailure for RecvError {
+    fn is_disconnected(&self) -> bool {
+        true
     }
 }
 
-fn send_timeout_error<T>(e: cc::SendTimeoutError<Carry<T>>) -> SendTimeoutError<T> {
-    match e {
-        cc::SendTimeoutError::Timeout(m) => SendTimeoutError::Timeout(m.returned()),
-        cc::SendTimeoutError::Disconnected(m) => SendTimeoutError::Disconnected(m.returned()),
+impl RecvFailure for TryRecvError {
+    fn is_disconnected(&self) -> bool {
+        TryRecvError::is_disconnected(self)
+    }
+}
+
+impl RecvFailure for RecvTimeoutError {
+    fn is_disconnected(&self) -> bool {
+        RecvTimeoutError::is_disconnected(self)
+    }
+}
+
+/// The outcome of a receive at `at` on a channel of racer's senders: the message acquired, or
+/// if every sender is gone, their drops.
+fn took<T, E: RecvFailure>(ends: &Ends, result: Result<Message<T>, E>, at: &'static Location<'static>) -> Result<T, E> {
+    match result {
+        Ok(message) => Ok(received(message, at)),
+        Err(e) => {
+            if e.is_disconnected() {
+                ends.saw_senders_gone(at);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// The outcome of a send at `at`: on a zero-capacity channel, once its message is taken, the
+/// receiver's clock acquired; if every receiver is gone, their drops; the user's value given
+/// back in the crate's error.
+fn sent<T>(
+    ends: &Ends,
+    pending: Pending,
+    result: Result<(), cc::SendError<Message<T>>>,
+    at: &'static Location<'static>,
+) -> Result<(), SendError<T>> {
+    match result {
+        Ok(()) => {
+            pending.taken(at);
+            Ok(())
+        }
+        Err(e) => {
+            ends.saw_receivers_gone(at);
+            Err(SendError(e.0.returned()))
+        }
     }
 }
 
 /// The sending side of a channel, as `crossbeam_channel::Sender`. Invariant: every message it
-/// puts in the channel carries the clock of the thread that sent it, released at the send.
+/// puts in the channel carries the clock of the thread that sent it, released at the send; on
+/// a zero-capacity channel the send returns after acquiring its receiver's clock; its drop
+/// releases into the channel's `senders_gone`.
 pub struct Sender<T> {
-    inner: cc::Sender<Carry<T>>,
+    inner: cc::Sender<Message<T>>,
+    ends: Arc<Ends>,
 }
 
 /// The receiving side of a channel, as `crossbeam_channel::Receiver`. Invariant: a message
 /// taken from a channel of racer's `Sender`s is acquired by the thread that took it, at its
-/// receive; a timer's or `never`'s receiver (no sender) orders nothing.
+/// receive (and a disconnection found, the senders' drops); a timer's or `never`'s receiver
+/// (no sender) orders nothing.
 pub struct Receiver<T> {
     inner: Flavor<T>,
 }
@@ -69,22 +103,27 @@ pub struct Receiver<T> {
 /// What a `Receiver` takes from: a channel of racer's senders, or one with no sender.
 enum Flavor<T> {
     /// Made by `bounded` or `unbounded`: each message carries its sender's clock.
-    Carried(cc::Receiver<Carry<T>>),
+    Carried(cc::Receiver<Message<T>>, Arc<Ends>),
     /// Made by `after`, `at`, `tick` or `never`: the crate's own, nothing to order.
     Plain(cc::Receiver<T>),
 }
 
-/// A channel of unbounded capacity, as `crossbeam_channel::unbounded`.
-pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
-    let (s, r) = cc::unbounded();
-    (Sender { inner: s }, Receiver { inner: Flavor::Carried(r) })
+fn ends<T>(inner: (cc::Sender<Message<T>>, cc::Receiver<Message<T>>), ends: Arc<Ends>) -> (Sender<T>, Receiver<T>) {
+    let (s, r) = inner;
+    (Sender { inner: s, ends: ends.clone() }, Receiver { inner: Flavor::Carried(r, ends) })
 }
 
-/// A channel of capacity `cap` (0: each send waits for its receive), as
-/// `crossbeam_channel::bounded`.
+/// A channel of unbounded capacity, as `crossbeam_channel::unbounded`.
+#[track_caller]
+pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
+    ends(cc::unbounded(), Ends::new(false, Location::caller()))
+}
+
+/// A channel of capacity `cap` (0: each send waits for its receive, and is ordered after it),
+/// as `crossbeam_channel::bounded`.
+#[track_caller]
 pub fn bounded<T>(cap: usize) -> (Sender<T>, Receiver<T>) {
-    let (s, r) = cc::bounded(cap);
-    (Sender { inner: s }, Receiver { inner: Flavor::Carried(r) })
+    ends(cc::bounded(cap), Ends::new(cap == 0, Location::caller()))
 }
 
 /// A receiver of one `Instant` after `duration`, as `crossbeam_channel::after`.
@@ -111,25 +150,65 @@ impl<T> Sender<T> {
     /// Sends `msg` if it can at once: as crossbeam's `try_send`.
     #[track_caller]
     pub fn try_send(&self, msg: T) -> Result<(), TrySendError<T>> {
-        self.inner.try_send(sent(msg, Location::caller())).map_err(try_send_error)
+        let at = Location::caller();
+        let (message, pending) = self.ends.send(msg, at);
+        match self.inner.try_send(message) {
+            Ok(()) => {
+                pending.taken(at);
+                Ok(())
+            }
+            Err(cc::TrySendError::Full(m)) => Err(TrySendError::Full(m.returned())),
+            Err(cc::TrySendError::Disconnected(m)) => {
+                self.ends.saw_receivers_gone(at);
+                Err(TrySendError::Disconnected(m.returned()))
+            }
+        }
     }
 
     /// Sends `msg`, waiting for room: as crossbeam's `send`.
     #[track_caller]
     pub fn send(&self, msg: T) -> Result<(), SendError<T>> {
-        self.inner.send(sent(msg, Location::caller())).map_err(send_error)
+        let at = Location::caller();
+        let (message, pending) = self.ends.send(msg, at);
+        sent(&self.ends, pending, self.inner.send(message), at)
     }
 
     /// Sends `msg`, waiting at most `timeout` for room: as crossbeam's `send_timeout`.
     #[track_caller]
     pub fn send_timeout(&self, msg: T, timeout: Duration) -> Result<(), SendTimeoutError<T>> {
-        self.inner.send_timeout(sent(msg, Location::caller()), timeout).map_err(send_timeout_error)
+        let at = Location::caller();
+        let (message, pending) = self.ends.send(msg, at);
+        let result = self.inner.send_timeout(message, timeout);
+        self.timed_out(pending, result, at)
     }
 
     /// Sends `msg`, waiting until `deadline` at most for room: as crossbeam's `send_deadline`.
     #[track_caller]
     pub fn send_deadline(&self, msg: T, deadline: Instant) -> Result<(), SendTimeoutError<T>> {
-        self.inner.send_deadline(sent(msg, Location::caller()), deadline).map_err(send_timeout_error)
+        let at = Location::caller();
+        let (message, pending) = self.ends.send(msg, at);
+        let result = self.inner.send_deadline(message, deadline);
+        self.timed_out(pending, result, at)
+    }
+
+    /// The outcome of a send with a time limit.
+    fn timed_out(
+        &self,
+        pending: Pending,
+        result: Result<(), cc::SendTimeoutError<Message<T>>>,
+        at: &'static Location<'static>,
+    ) -> Result<(), SendTimeoutError<T>> {
+        match result {
+            Ok(()) => {
+                pending.taken(at);
+                Ok(())
+            }
+            Err(cc::SendTimeoutError::Timeout(m)) => Err(SendTimeoutError::Timeout(m.returned())),
+            Err(cc::SendTimeoutError::Disconnected(m)) => {
+                self.ends.saw_receivers_gone(at);
+                Err(SendTimeoutError::Disconnected(m.returned()))
+            }
+        }
     }
 
     /// Whether the channel is empty.
@@ -158,9 +237,15 @@ impl<T> Sender<T> {
     }
 }
 
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        self.ends.sender_dropped();
+    }
+}
+
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {
-        Sender { inner: self.inner.clone() }
+        Sender { inner: self.inner.clone(), ends: self.ends.clone() }
     }
 }
 
@@ -170,18 +255,18 @@ impl<T> fmt::Debug for Sender<T> {
     }
 }
 
-/// Calls `$method` on the crate's receiver inside `$receiver`, whichever flavor; a message of a
-/// carried channel is acquired at `$at`.
+/// Calls `$method` on the crate's receiver inside `$receiver`, whichever flavor; on a carried
+/// channel, a message is acquired at `$at` (or a disconnection, the senders' drops).
 macro_rules! on_receiver {
     ($receiver:expr, $at:expr, $method:ident($($arg:expr),*)) => {
         match &$receiver.inner {
-            Flavor::Carried(r) => r.$method($($arg),*).map(|m| received(m, $at)),
+            Flavor::Carried(r, ends) => took(ends, r.$method($($arg),*), $at),
             Flavor::Plain(r) => r.$method($($arg),*),
         }
     };
     ($receiver:expr, $method:ident($($arg:expr),*)) => {
         match &$receiver.inner {
-            Flavor::Carried(r) => r.$method($($arg),*),
+            Flavor::Carried(r, _) => r.$method($($arg),*),
             Flavor::Plain(r) => r.$method($($arg),*),
         }
     };
@@ -249,7 +334,7 @@ impl<T> Receiver<T> {
     /// Whether both receivers take from the same channel.
     pub fn same_channel(&self, other: &Receiver<T>) -> bool {
         match (&self.inner, &other.inner) {
-            (Flavor::Carried(a), Flavor::Carried(b)) => a.same_channel(b),
+            (Flavor::Carried(a, _), Flavor::Carried(b, _)) => a.same_channel(b),
             (Flavor::Plain(a), Flavor::Plain(b)) => a.same_channel(b),
             _ => false,
         }
@@ -259,17 +344,25 @@ impl<T> Receiver<T> {
 impl<T> Clone for Receiver<T> {
     fn clone(&self) -> Self {
         let inner = match &self.inner {
-            Flavor::Carried(r) => Flavor::Carried(r.clone()),
+            Flavor::Carried(r, ends) => Flavor::Carried(r.clone(), ends.clone()),
             Flavor::Plain(r) => Flavor::Plain(r.clone()),
         };
         Receiver { inner }
     }
 }
 
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        if let Flavor::Carried(_, ends) = &self.inner {
+            ends.receiver_dropped();
+        }
+    }
+}
+
 impl<T> fmt::Debug for Receiver<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.inner {
-            Flavor::Carried(r) => r.fmt(f),
+            Flavor::Carried(r, _) => r.fmt(f),
             Flavor::Plain(r) => r.fmt(f),
         }
     }

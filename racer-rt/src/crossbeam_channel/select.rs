@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel_crate as cc;
 
-use super::{received, send_error, sent, Flavor, Receiver, Sender};
+use super::{sent, took, Flavor, Receiver, Sender};
 use super::{ReadyTimeoutError, RecvError, SelectTimeoutError, SendError, TryReadyError, TrySelectError};
 
 /// Waits on several operations at once, as `crossbeam_channel::Select`. Invariant: it only
@@ -38,7 +38,7 @@ impl<'a> Select<'a> {
     /// Adds a receive on `r`; returns its index.
     pub fn recv<T>(&mut self, r: &'a Receiver<T>) -> usize {
         match &r.inner {
-            Flavor::Carried(r) => self.inner.recv(r),
+            Flavor::Carried(r, _) => self.inner.recv(r),
             Flavor::Plain(r) => self.inner.recv(r),
         }
     }
@@ -110,8 +110,8 @@ impl fmt::Debug for Select<'_> {
 }
 
 /// An operation selected by [`Select`], to be completed, as
-/// `crossbeam_channel::SelectedOperation`. Invariant: `send` releases the sender's clock into
-/// the message, `recv` acquires the clock of the message it takes.
+/// `crossbeam_channel::SelectedOperation`. Invariant: `send` and `recv` order their message as
+/// `Sender::send` and `Receiver::recv` do.
 #[must_use]
 pub struct SelectedOperation<'a> {
     inner: cc::SelectedOperation<'a>,
@@ -126,14 +126,16 @@ impl SelectedOperation<'_> {
     /// Completes the selected send of `msg` on `s`: as crossbeam's `SelectedOperation::send`.
     #[track_caller]
     pub fn send<T>(self, s: &Sender<T>, msg: T) -> Result<(), SendError<T>> {
-        self.inner.send(&s.inner, sent(msg, Location::caller())).map_err(send_error)
+        let at = Location::caller();
+        let (message, pending) = s.ends.send(msg, at);
+        sent(&s.ends, pending, self.inner.send(&s.inner, message), at)
     }
 
     /// Completes the selected receive on `r`: as crossbeam's `SelectedOperation::recv`.
     #[track_caller]
     pub fn recv<T>(self, r: &Receiver<T>) -> Result<T, RecvError> {
         match &r.inner {
-            Flavor::Carried(r) => self.inner.recv(r).map(|m| received(m, Location::caller())),
+            Flavor::Carried(r, ends) => took(ends, self.inner.recv(r), Location::caller()),
             Flavor::Plain(r) => self.inner.recv(r),
         }
     }
