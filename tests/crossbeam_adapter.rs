@@ -240,15 +240,20 @@ mod channel {
                 });
                 let c = cell.clone();
                 let consumer = named("consumer", move || {
-                    assert_eq!(r.recv().unwrap(), "other");
+                    let received = (r.recv().unwrap(), line!());
+                    assert_eq!(received.0, "other");
                     wait_writer.recv().unwrap();
-                    read(&c).1
+                    (read(&c).1, received.1)
                 });
                 other.join().unwrap();
                 sites = Some((writer.join().unwrap(), consumer.join().unwrap()));
             });
-            let (w, r) = sites.unwrap();
-            assert_one_race(&report, RaceKind::Flow, ("writer", w), ("consumer", r));
+            let (w, (r, received)) = sites.unwrap();
+            let race = assert_one_race(&report, RaceKind::Flow, ("writer", w), ("consumer", r));
+            // The reader's last synchronisation is its receive, at its line.
+            let sync = race.current().after_sync().unwrap();
+            assert!(sync.starts_with("receiving from crossbeam_channel::Sender"), "{sync}");
+            assert!(sync.contains(&format!(") at {}:{received}:", file!())), "{sync}");
         }
     }
 
@@ -309,10 +314,7 @@ mod channel {
         });
         ordered_and_racy_every_run(("consumer", "producer"), || {
             let (s, r) = unbounded::<u64>();
-            (
-                Box::new(move || drop(r)),
-                Box::new(move || assert_eq!(spin(|| s.send(1).err()), SendError(1))),
-            )
+            (Box::new(move || drop(r)), Box::new(move || assert_eq!(spin(|| s.send(1).err()), SendError(1))))
         });
     }
 
@@ -494,7 +496,17 @@ mod channel {
                     recv(n) -> _ => unreachable!(),
                 }
             }
+            let by_ref: &Receiver<u32> = &r;
+            s.send(4).unwrap();
+            let got = select! {
+                recv(&n) -> _ => unreachable!(),
+                recv(by_ref) -> msg => msg.unwrap(),
+                send(&s, 5) -> res => { res.unwrap(); 5 }
+                default(Duration::from_secs(600)) => unreachable!()
+            };
             drop(s);
+            let rest: Vec<u32> = r.try_iter().collect();
+            assert_eq!(rest, if got == 4 { vec![] } else { vec![4, 5] });
             select! { recv(r) -> msg => assert!(msg.is_err()) }
         });
         assert_no_race(&report);

@@ -19,7 +19,8 @@ const CHANNEL: &str = "a crossbeam_channel channel";
 const SENDING: &str = "sending on";
 const RECEIVING: &str = "receiving from";
 const HANDING_OVER: &str = "handing over on";
-const DROPPING: &str = "dropping an end of";
+const DROPPING_SENDER: &str = "dropping a sender of";
+const DROPPING_RECEIVER: &str = "dropping a receiver of";
 const DISCONNECTED: &str = "finding disconnected";
 
 /// A message in a channel of racer's ends: the value with its sender's clock, and on a
@@ -107,14 +108,14 @@ impl Ends {
         (Message { value, back: Some(Handback(slot.clone())) }, Pending(Some(slot)))
     }
 
-    /// A sender's drop.
-    pub(super) fn sender_dropped(&self) {
-        self.senders_gone.release(DROPPING, self.created);
+    /// A sender's drop, at `at`.
+    pub(super) fn sender_dropped(&self, at: &'static Location<'static>) {
+        self.senders_gone.release(DROPPING_SENDER, at);
     }
 
-    /// A receiver's drop.
-    pub(super) fn receiver_dropped(&self) {
-        self.receivers_gone.release(DROPPING, self.created);
+    /// A receiver's drop, at `at`.
+    pub(super) fn receiver_dropped(&self, at: &'static Location<'static>) {
+        self.receivers_gone.release(DROPPING_RECEIVER, at);
     }
 
     /// A receive at `at` found every sender gone.

@@ -238,8 +238,9 @@ impl<T> Sender<T> {
 }
 
 impl<T> Drop for Sender<T> {
+    #[track_caller]
     fn drop(&mut self) {
-        self.ends.sender_dropped();
+        self.ends.sender_dropped(Location::caller());
     }
 }
 
@@ -352,9 +353,10 @@ impl<T> Clone for Receiver<T> {
 }
 
 impl<T> Drop for Receiver<T> {
+    #[track_caller]
     fn drop(&mut self) {
         if let Flavor::Carried(_, ends) = &self.inner {
-            ends.receiver_dropped();
+            ends.receiver_dropped(Location::caller());
         }
     }
 }
