@@ -36,7 +36,9 @@ fn without_race_detect_the_modules_are_the_crates_own() {
     }
 }
 
+/// The hand-overs shared by the channel and queue tests (some used by one of the two only).
 #[cfg(feature = "race-detect")]
+#[allow(dead_code)]
 mod detect {
     use std::sync::mpsc as std_mpsc;
 
