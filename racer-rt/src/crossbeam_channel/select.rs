@@ -112,6 +112,7 @@ impl fmt::Debug for Select<'_> {
 /// An operation selected by [`Select`], to be completed, as
 /// `crossbeam_channel::SelectedOperation`. Invariant: `send` and `recv` order their message as
 /// `Sender::send` and `Receiver::recv` do.
+#[must_use]
 pub struct SelectedOperation<'a> {
     inner: cc::SelectedOperation<'a>,
 }
