@@ -2,11 +2,11 @@
 //! its own (a `Carry`): its send releases into it, its receive acquires it. A receiver is so
 //! ordered after the sends of the messages it took, and after no other send. A send on a
 //! zero-capacity channel is also ordered after the receive that took its message, and a
-//! disconnection found after the drops of the ends that went away (see `message`). The timer channels
-//! (`after`, `at`, `tick`) and `never` have no sender and order nothing: their receivers are the
-//! crate's, inside racer's `Receiver`. `Select`, `select!` and `select_biased!` work on racer's
-//! ends. The error types are the crate's own, carrying the user's value.
-
+//! disconnection found after the drops of the ends that went away (see `message`). The timer
+//! channels (`after`, `at`, `tick`) and `never` have no sender and order nothing: their
+//! receivers are the crate's, inside racer's `Receiver`. `Select`, `select!` and
+//! `select_biased!` work on racer's ends. The error types are the crate's own, carrying the
+//! user's value.
 use std::fmt;
 use std::iter::FusedIterator;
 use std::panic::Location;
