@@ -7,6 +7,7 @@
 //! receivers are the crate's, inside racer's `Receiver`. `Select`, `select!` and
 //! `select_biased!` work on racer's ends. The error types are the crate's own, carrying the
 //! user's value.
+
 use std::fmt;
 use std::iter::FusedIterator;
 use std::panic::Location;

@@ -249,7 +249,10 @@ macro_rules! __racer_crossbeam_select_parse {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __racer_crossbeam_select_emit {
-    ($new:ident [$(($kind:ident $chan:ident $index:ident ($($args:tt)*) ($res:pat) ($body:expr)))*] [$($default:tt)*]) => {{
+    ($new:ident
+        [$(($kind:ident $chan:ident $index:ident ($($args:tt)*) ($res:pat) ($body:expr)))*]
+        [$($default:tt)*]
+    ) => {{
         $( $crate::__racer_crossbeam_select_case!(bind $kind $chan ($($args)*)); )*
         let mut sel = $crate::crossbeam_channel::Select::$new();
         $( let $index = $crate::__racer_crossbeam_select_case!(add $kind sel $chan); )*
