@@ -18,6 +18,10 @@ pub use racer_rt::async_channel;
 pub use racer_rt::flume;
 #[cfg(feature = "futures")]
 pub use racer_rt::futures;
+#[cfg(feature = "crossbeam-channel")]
+pub use racer_rt::crossbeam_channel;
+#[cfg(feature = "crossbeam-queue")]
+pub use racer_rt::crossbeam_queue;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;

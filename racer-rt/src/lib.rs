@@ -46,6 +46,16 @@ pub mod async_channel {
 pub mod futures {
     pub use futures_crate::*;
 }
+/// crossbeam-channel, as `racer::crossbeam_channel`: with `race-detect` off, the crate's own items.
+#[cfg(all(feature = "crossbeam-channel", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod crossbeam_channel {
+    pub use crossbeam_channel_crate::*;
+}
+/// crossbeam-queue, as `racer::crossbeam_queue`: with `race-detect` off, the crate's own items.
+#[cfg(all(feature = "crossbeam-queue", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod crossbeam_queue {
+    pub use crossbeam_queue_crate::*;
+}
 
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
@@ -57,6 +67,10 @@ pub mod async_channel;
 pub mod flume;
 #[cfg(all(feature = "race-detect", feature = "futures", not(any(doc, rust_analyzer))))]
 pub mod futures;
+#[cfg(all(feature = "race-detect", feature = "crossbeam-channel", not(any(doc, rust_analyzer))))]
+pub mod crossbeam_channel;
+#[cfg(all(feature = "race-detect", feature = "crossbeam-queue", not(any(doc, rust_analyzer))))]
+pub mod crossbeam_queue;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod lock_adapter;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
