@@ -31,6 +31,16 @@ pub mod task;
 pub mod tokio {
     pub use tokio_crate::*;
 }
+/// once_cell, as `racer::once_cell`: with `race-detect` off, once_cell's own items.
+#[cfg(all(feature = "once_cell", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod once_cell {
+    pub use once_cell_crate::*;
+}
+/// dashmap, as `racer::dashmap`: with `race-detect` off, dashmap's own items.
+#[cfg(all(feature = "dashmap", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod dashmap {
+    pub use dashmap_crate::*;
+}
 
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
@@ -44,6 +54,10 @@ pub mod parking_lot;
 mod platform;
 #[cfg(all(feature = "race-detect", feature = "tokio", not(any(doc, rust_analyzer))))]
 pub mod tokio;
+#[cfg(all(feature = "race-detect", feature = "once_cell", not(any(doc, rust_analyzer))))]
+pub mod once_cell;
+#[cfg(all(feature = "race-detect", feature = "dashmap", not(any(doc, rust_analyzer))))]
+pub mod dashmap;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:
 /// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
 /// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.
