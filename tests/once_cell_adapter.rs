@@ -102,6 +102,9 @@ mod detect {
 
     const RUNS: usize = 10;
 
+    /// A value kept alive until the end of its thread.
+    type Keep = Box<dyn std::any::Any + Send>;
+
     /// Thread "init" initialises a cell (`get_or_init`, or the first deref of a `Lazy`) and
     /// writes a `Shared` cell inside the initialiser (`inside`) or just after it; then, in time
     /// only, thread "reader" reads the value and the `Shared` cell. Returns the report and the
@@ -119,22 +122,26 @@ mod detect {
                 7u64
             };
             let (ready, wait) = std_mpsc::channel::<()>();
-            let reader_side: Box<dyn FnOnce() -> u64 + Send>;
-            let init_side: Box<dyn FnOnce() -> u64 + Send>;
+            // Each side gives back its clone of the cell's `Arc`, dropped at the end of its
+            // thread: a drop of racer's `Arc` orders, and must not come between the write and
+            // the read.
+            let reader_side: Box<dyn FnOnce() -> (u64, Keep) + Send>;
+            let init_side: Box<dyn FnOnce() -> (u64, Keep) + Send>;
             if lazy {
                 let value: Arc<Lazy<u64, Box<dyn FnOnce() -> u64 + Send>>> = Arc::new(Lazy::new(Box::new(init)));
                 let v = value.clone();
-                init_side = Box::new(move || **v);
-                reader_side = Box::new(move || *Lazy::get(&value).unwrap());
+                init_side = Box::new(move || (**v, Box::new(v)));
+                reader_side = Box::new(move || (*Lazy::get(&value).unwrap(), Box::new(value)));
             } else {
                 let value = Arc::new(OnceCell::new());
                 let v = value.clone();
-                init_side = Box::new(move || *v.get_or_init(init));
-                reader_side = Box::new(move || *value.get().unwrap());
+                init_side = Box::new(move || (*v.get_or_init(init), Box::new(v)));
+                reader_side = Box::new(move || (*value.get().unwrap(), Box::new(value)));
             }
             let (d, w) = (data.clone(), written.clone());
             let initialiser = named("init", move || {
-                assert_eq!(init_side(), 7);
+                let (value, _keep) = init_side();
+                assert_eq!(value, 7);
                 if !inside {
                     *w.lock().unwrap() = Some(write(&d, 42));
                 }
@@ -143,7 +150,8 @@ mod detect {
             let d = data.clone();
             let reader = named("reader", move || {
                 wait.recv().unwrap();
-                assert_eq!(reader_side(), 7);
+                let (value, _keep) = reader_side();
+                assert_eq!(value, 7);
                 let (v, site) = read(&d);
                 assert_eq!(v, 42);
                 site
