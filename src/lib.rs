@@ -12,6 +12,10 @@ pub use racer_macros::test;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::__in_check;
+#[cfg(feature = "dashmap")]
+pub use racer_rt::dashmap;
+#[cfg(feature = "once_cell")]
+pub use racer_rt::once_cell;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;
@@ -20,10 +24,6 @@ pub use racer_rt::select_algorithm as __select_algorithm;
 pub use racer_rt::slow_accesses_on_this_thread as __slow_accesses_on_this_thread;
 #[cfg(feature = "tokio")]
 pub use racer_rt::tokio;
-#[cfg(feature = "once_cell")]
-pub use racer_rt::once_cell;
-#[cfg(feature = "dashmap")]
-pub use racer_rt::dashmap;
 pub use racer_rt::{
     annotate, check, lock_api, model, parking_lot, sync, task, thread, Access, AccessKind, Frame, Race, RaceKind,
     Report, Shared, ENABLED,

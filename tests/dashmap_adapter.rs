@@ -113,6 +113,24 @@ fn the_map_and_set_behave_as_dashmaps() {
     assert!(set.is_empty());
 }
 
+fn assert_send_sync<T: Send + Sync>() {}
+
+#[test]
+fn the_types_keep_the_crates_auto_traits() {
+    use racer::dashmap::mapref::{entry, multiple, one};
+    assert_send_sync::<DashMap<u32, String>>();
+    assert_send_sync::<DashSet<u32>>();
+    assert_send_sync::<racer::dashmap::ReadOnlyView<u32, String>>();
+    assert_send_sync::<one::Ref<'static, u32, String>>();
+    assert_send_sync::<one::RefMut<'static, u32, String>>();
+    assert_send_sync::<multiple::RefMulti<'static, u32, String>>();
+    assert_send_sync::<multiple::RefMutMulti<'static, u32, String>>();
+    assert_send_sync::<entry::Entry<'static, u32, String>>();
+    assert_send_sync::<racer::dashmap::iter::Iter<'static, u32, String>>();
+    assert_send_sync::<racer::dashmap::iter::IterMut<'static, u32, String>>();
+    assert_send_sync::<racer::dashmap::setref::one::Ref<'static, u32>>();
+}
+
 #[cfg(not(feature = "race-detect"))]
 #[test]
 fn without_race_detect_the_module_is_dashmaps_own() {

@@ -46,18 +46,18 @@ pub mod dashmap {
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 include!(concat!(env!("OUT_DIR"), "/detector.rs"));
+#[cfg(all(feature = "race-detect", feature = "dashmap", not(any(doc, rust_analyzer))))]
+pub mod dashmap;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod lock_adapter;
+#[cfg(all(feature = "race-detect", feature = "once_cell", not(any(doc, rust_analyzer))))]
+pub mod once_cell;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 pub mod parking_lot;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod platform;
 #[cfg(all(feature = "race-detect", feature = "tokio", not(any(doc, rust_analyzer))))]
 pub mod tokio;
-#[cfg(all(feature = "race-detect", feature = "once_cell", not(any(doc, rust_analyzer))))]
-pub mod once_cell;
-#[cfg(all(feature = "race-detect", feature = "dashmap", not(any(doc, rust_analyzer))))]
-pub mod dashmap;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:
 /// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
 /// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.

@@ -20,7 +20,10 @@ pub struct ReadOnlyView<K, V, S = RandomState> {
 impl<K: Eq + Hash + Clone, V: Clone, S: Clone> Clone for ReadOnlyView<K, V, S> {
     #[track_caller]
     fn clone(&self) -> Self {
-        ReadOnlyView { inner: self.inner.clone(), shards: ShardClocks::for_shards(self.shards.len(), Location::caller()) }
+        ReadOnlyView {
+            inner: self.inner.clone(),
+            shards: ShardClocks::for_shards(self.shards.len(), Location::caller()),
+        }
     }
 }
 
