@@ -93,6 +93,10 @@ fn the_map_and_set_behave_as_dashmaps() {
     let sharded: DashMap<u8, u8> = DashMap::with_capacity_and_shard_amount(8, 4);
     assert!(sharded.determine_map(&1) < 4);
     let _: DashMap<u8, u8> = DashMap::default();
+    // In a static, as users keep them.
+    static GLOBAL: std::sync::LazyLock<DashMap<u32, u32>> = std::sync::LazyLock::new(DashMap::new);
+    GLOBAL.insert(1, 2);
+    assert_eq!(*GLOBAL.get(&1).unwrap(), 2);
 
     let mut set: DashSet<u32> = DashSet::new();
     assert!(set.insert(1) && !set.insert(1));
@@ -344,6 +348,33 @@ mod detect {
             });
             let (w, r) = sites.unwrap();
             assert_one_race(&report, RaceKind::Flow, ("first", w), ("second", r));
+        }
+    }
+
+    /// A value dropped by the map (`clear`) or by the caller of `remove` (a cell's drop is a
+    /// write) comes after every section of its shard that wrote it.
+    #[test]
+    fn clear_and_remove_drop_values_after_their_writers() {
+        for remove in [false, true] {
+            for _ in 0..RUNS {
+                let report = racer::check(|| {
+                    let map: Arc<DashMap<u32, Shared<u64>>> = Arc::new(DashMap::new());
+                    map.insert(1, Shared::new(0));
+                    let (a, b) = (map.clone(), map.clone());
+                    one_then_other(
+                        move || write(&a.get_mut(&1).unwrap(), 42),
+                        move || {
+                            if remove {
+                                let (_, cell) = b.remove(&1).unwrap();
+                                assert_eq!(read(&cell).0, 42);
+                            } else {
+                                b.clear();
+                            }
+                        },
+                    );
+                });
+                assert_no_race(&report);
+            }
         }
     }
 
