@@ -41,7 +41,8 @@ const OBJECT: &str = "dashmap::DashMap";
 /// The clocks of one shard of a map, as a reader-writer lock's.
 ///
 /// Invariant: `written` is the join of the clocks of every write section of the shard so far
-/// (each released while dashmap held the shard for writing), `read` of every read section's.
+/// (each released while dashmap held the shard for writing, or while one thread owned the
+/// map), `read` of every read section's.
 #[derive(Debug)]
 pub(crate) struct ShardClocks {
     written: HandOff,
