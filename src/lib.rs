@@ -22,6 +22,10 @@ pub use racer_rt::futures;
 pub use racer_rt::crossbeam_channel;
 #[cfg(feature = "crossbeam-queue")]
 pub use racer_rt::crossbeam_queue;
+#[cfg(feature = "dashmap")]
+pub use racer_rt::dashmap;
+#[cfg(feature = "once_cell")]
+pub use racer_rt::once_cell;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;

@@ -56,6 +56,16 @@ pub mod crossbeam_channel {
 pub mod crossbeam_queue {
     pub use crossbeam_queue_crate::*;
 }
+/// once_cell, as `racer::once_cell`: with `race-detect` off, once_cell's own items.
+#[cfg(all(feature = "once_cell", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod once_cell {
+    pub use once_cell_crate::*;
+}
+/// dashmap, as `racer::dashmap`: with `race-detect` off, dashmap's own items.
+#[cfg(all(feature = "dashmap", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod dashmap {
+    pub use dashmap_crate::*;
+}
 
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
@@ -71,8 +81,12 @@ pub mod futures;
 pub mod crossbeam_channel;
 #[cfg(all(feature = "race-detect", feature = "crossbeam-queue", not(any(doc, rust_analyzer))))]
 pub mod crossbeam_queue;
+#[cfg(all(feature = "race-detect", feature = "dashmap", not(any(doc, rust_analyzer))))]
+pub mod dashmap;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod lock_adapter;
+#[cfg(all(feature = "race-detect", feature = "once_cell", not(any(doc, rust_analyzer))))]
+pub mod once_cell;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 pub mod parking_lot;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
