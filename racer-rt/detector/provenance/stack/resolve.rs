@@ -87,26 +87,6 @@ fn shorten(path: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// std's frames are left out by where their source is, also when it is the local copy
-    /// the `rust-src` component installs (every rust-analyzer user has it), not `/rustc/`.
-    #[test]
-    fn std_frames_are_left_out_wherever_their_source_is() {
-        let local = "/home/u/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/lib/rustlib/src/rust/library/core/src/option.rs";
-        let map = "core::option::Option<&mut racer_rt::thread_state::ThreadState>::map<()>";
-        assert!(is_own_frame(map, Some(local)));
-        assert!(is_own_frame(map, Some("/rustc/59807616e1fa/library/core/src/option.rs")));
-        assert!(is_own_frame("racer_core::shadow::CellMeta::access_slow", None));
-        assert!(is_own_frame("racer_core_44ccd18867b19d7f::api::thread::fork", None));
-        assert!(is_own_frame("<racer_core_44ccd18867b19d7f::sync::Mutex<T>>::lock", None));
-        assert!(!is_own_frame("my_crate::worker", Some("src/lib.rs")));
-        assert!(!is_own_frame("core::option::Option<T>::map", Some("src/rustlib_notes.rs")));
-    }
-}
-
 /// Whether the stack runs inside the last drop of a `std::sync::Arc` (its `drop_slow`, which std
 /// never inlines): every clone's drop released the count and the last one acquired it, so
 /// everything done through any clone happens before what runs there. Looked at only for an access
@@ -129,4 +109,24 @@ pub fn inside_last_std_arc_drop(id: StackId) -> bool {
 /// `alloc::sync::Arc<T,A>::drop_slow` as legacy and v0 symbol names print it.
 fn is_std_arc_drop_slow(function: &str) -> bool {
     function.ends_with("::drop_slow") && function.contains("alloc::sync::Arc<")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// std's frames are left out by where their source is, also when it is the local copy
+    /// the `rust-src` component installs (every rust-analyzer user has it), not `/rustc/`.
+    #[test]
+    fn std_frames_are_left_out_wherever_their_source_is() {
+        let local = "/home/u/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/lib/rustlib/src/rust/library/core/src/option.rs";
+        let map = "core::option::Option<&mut racer_rt::thread_state::ThreadState>::map<()>";
+        assert!(is_own_frame(map, Some(local)));
+        assert!(is_own_frame(map, Some("/rustc/59807616e1fa/library/core/src/option.rs")));
+        assert!(is_own_frame("racer_core::shadow::CellMeta::access_slow", None));
+        assert!(is_own_frame("racer_core_44ccd18867b19d7f::api::thread::fork", None));
+        assert!(is_own_frame("<racer_core_44ccd18867b19d7f::sync::Mutex<T>>::lock", None));
+        assert!(!is_own_frame("my_crate::worker", Some("src/lib.rs")));
+        assert!(!is_own_frame("core::option::Option<T>::map", Some("src/rustlib_notes.rs")));
+    }
 }
