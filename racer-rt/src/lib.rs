@@ -73,16 +73,16 @@ pub mod dashmap {
 include!(concat!(env!("OUT_DIR"), "/detector.rs"));
 #[cfg(all(feature = "race-detect", feature = "async-channel", not(any(doc, rust_analyzer))))]
 pub mod async_channel;
-#[cfg(all(feature = "race-detect", feature = "flume", not(any(doc, rust_analyzer))))]
-pub mod flume;
-#[cfg(all(feature = "race-detect", feature = "futures", not(any(doc, rust_analyzer))))]
-pub mod futures;
 #[cfg(all(feature = "race-detect", feature = "crossbeam-channel", not(any(doc, rust_analyzer))))]
 pub mod crossbeam_channel;
 #[cfg(all(feature = "race-detect", feature = "crossbeam-queue", not(any(doc, rust_analyzer))))]
 pub mod crossbeam_queue;
 #[cfg(all(feature = "race-detect", feature = "dashmap", not(any(doc, rust_analyzer))))]
 pub mod dashmap;
+#[cfg(all(feature = "race-detect", feature = "flume", not(any(doc, rust_analyzer))))]
+pub mod flume;
+#[cfg(all(feature = "race-detect", feature = "futures", not(any(doc, rust_analyzer))))]
+pub mod futures;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod lock_adapter;
 #[cfg(all(feature = "race-detect", feature = "once_cell", not(any(doc, rust_analyzer))))]
