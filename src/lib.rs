@@ -12,6 +12,8 @@ pub use racer_macros::test;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::__in_check;
+#[cfg(feature = "rayon")]
+pub use racer_rt::rayon;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;

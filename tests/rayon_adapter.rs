@@ -1,0 +1,269 @@
+//! `racer::rayon`: every closure handed to rayon runs as a task forked from its caller and
+//! joined when the call that runs it returns. For each call: a correct program (the caller
+//! writes a cell, the closures read it, the caller writes it again after the call) with no
+//! report in 10 runs, and its racy twin (two closures of one call write the same cell)
+//! reported in each of 10 runs, inside the `racer::check` that started the work although it
+//! ran on rayon's workers, with both sites and both tasks' names.
+//!
+//! Without `race-detect`, `racer::rayon` is rayon itself (the last test).
+#![cfg(feature = "rayon")]
+
+#[cfg(feature = "race-detect")]
+mod sync_support;
+
+#[cfg(feature = "race-detect")]
+mod detect {
+    use racer::sync::mpsc;
+    use racer::{AccessKind, RaceKind, Report, Shared};
+
+    use super::sync_support::{assert_no_race, read, write, Site};
+
+    const RUNS: usize = 10;
+
+    /// The report holds one race, write against write, between the accesses at `a` and `b` (in
+    /// either order: the closures run in parallel) by the tasks of those names.
+    fn assert_write_race(report: &Report, a: (&str, Site), b: (&str, Site)) {
+        assert_eq!(report.len(), 1, "expected exactly one race, got:\n{report}");
+        let race = &report.races()[0];
+        assert_eq!(race.kind(), RaceKind::Output, "{report}");
+        let mut seen = Vec::new();
+        for access in [race.previous(), race.current()] {
+            assert_eq!(access.kind(), AccessKind::Write, "{report}");
+            seen.push((access.thread_name().map(str::to_owned), access.location()));
+        }
+        let want = |(name, site): (&str, Site)| (Some(name.to_owned()), site);
+        assert!(
+            seen == [want(a), want(b)] || seen == [want(b), want(a)],
+            "expected {a:?} and {b:?}, got {seen:?}:\n{report}"
+        );
+    }
+
+    /// The caller writes, `run` hands the cell to closures that read it, the caller writes again.
+    fn handed_over(run: impl Fn(&Shared<u64>)) {
+        for _ in 0..RUNS {
+            let report = racer::check(|| {
+                let cell = Shared::new(0u64);
+                write(&cell, 1);
+                run(&cell);
+                write(&cell, 2);
+            });
+            assert_no_race(&report);
+        }
+    }
+
+    /// `race` runs two closures of one call, each writing the cell; returns the two sites.
+    fn raced(names: (&str, &str), race: impl Fn(&Shared<u64>) -> (Site, Site)) {
+        for _ in 0..RUNS {
+            let mut sites = None;
+            let report = racer::check(|| {
+                let cell = Shared::new(0u64);
+                sites = Some(race(&cell));
+            });
+            let (a, b) = sites.unwrap();
+            assert_write_race(&report, (names.0, a), (names.1, b));
+        }
+    }
+
+    #[test]
+    fn join_orders_both_closures_between_the_callers_accesses() {
+        handed_over(|cell| {
+            let (a, b) = racer::rayon::join(|| read(cell).0, || read(cell).0);
+            assert_eq!((a, b), (1, 1));
+        });
+    }
+
+    #[test]
+    fn join_reports_its_two_closures_writing_one_cell() {
+        raced(("rayon::join oper_a", "rayon::join oper_b"), |cell| {
+            racer::rayon::join(|| write(cell, 1), || write(cell, 2))
+        });
+    }
+
+    #[test]
+    fn join_context_orders_and_reports_as_join() {
+        handed_over(|cell| {
+            racer::rayon::join_context(|_| read(cell), |_| read(cell));
+        });
+        raced(("rayon::join oper_a", "rayon::join oper_b"), |cell| {
+            racer::rayon::join_context(|_| write(cell, 1), |_| write(cell, 2))
+        });
+    }
+
+    #[test]
+    fn nested_joins_are_ordered_by_their_own_joins() {
+        handed_over(|cell| {
+            racer::rayon::join(
+                || {
+                    write(cell, 3);
+                    racer::rayon::join(|| read(cell), || read(cell));
+                    write(cell, 4);
+                },
+                || (),
+            );
+        });
+    }
+
+    #[test]
+    fn scope_orders_its_op_and_spawned_bodies_between_the_callers_accesses() {
+        handed_over(|cell| {
+            racer::rayon::scope(|s| {
+                read(cell);
+                s.spawn(|_| {
+                    read(cell);
+                });
+                s.spawn(|s| {
+                    read(cell);
+                    s.spawn(|_| {
+                        read(cell);
+                    });
+                });
+            });
+        });
+    }
+
+    #[test]
+    fn scope_reports_two_spawned_bodies_writing_one_cell() {
+        raced(("rayon::Scope::spawn", "rayon::Scope::spawn"), |cell| {
+            let (mut a, mut b) = (None, None);
+            racer::rayon::scope(|s| {
+                s.spawn(|_| a = Some(write(cell, 1)));
+                s.spawn(|_| b = Some(write(cell, 2)));
+            });
+            (a.unwrap(), b.unwrap())
+        });
+    }
+
+    #[test]
+    fn a_body_spawned_by_a_body_is_ordered_after_what_its_spawner_did_before() {
+        handed_over(|cell| {
+            racer::rayon::scope(|s| {
+                s.spawn(|s| {
+                    write(cell, 5);
+                    s.spawn(|_| {
+                        read(cell);
+                    });
+                });
+            });
+        });
+    }
+
+    #[test]
+    fn in_place_and_fifo_scopes_order_and_report_as_scope() {
+        handed_over(|cell| {
+            racer::rayon::in_place_scope(|s| {
+                s.spawn(|_| {
+                    read(cell);
+                });
+                read(cell);
+            });
+            racer::rayon::scope_fifo(|s| {
+                s.spawn_fifo(|_| {
+                    read(cell);
+                });
+            });
+            racer::rayon::in_place_scope_fifo(|s| {
+                s.spawn_fifo(|_| {
+                    read(cell);
+                });
+            });
+        });
+        raced(("rayon::ScopeFifo::spawn_fifo", "rayon::ScopeFifo::spawn_fifo"), |cell| {
+            let (mut a, mut b) = (None, None);
+            racer::rayon::in_place_scope_fifo(|s| {
+                s.spawn_fifo(|_| a = Some(write(cell, 1)));
+                s.spawn_fifo(|_| b = Some(write(cell, 2)));
+            });
+            (a.unwrap(), b.unwrap())
+        });
+    }
+
+    #[test]
+    fn spawn_is_ordered_after_the_spawner_and_before_what_it_sends() {
+        for _ in 0..RUNS {
+            let report = racer::check(|| {
+                let cell = racer::sync::Arc::new(Shared::new(0u64));
+                write(&cell, 1);
+                let (tx, rx) = mpsc::channel();
+                let c = cell.clone();
+                racer::rayon::spawn(move || {
+                    read(&c);
+                    write(&c, 2);
+                    drop(c);
+                    tx.send(()).unwrap();
+                });
+                rx.recv().unwrap();
+                write(&cell, 3);
+            });
+            assert_no_race(&report);
+        }
+    }
+
+    fn pool() -> racer::rayon::ThreadPool {
+        racer::rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap()
+    }
+
+    #[test]
+    fn thread_pool_install_orders_its_op_between_the_callers_accesses() {
+        let pool = pool();
+        handed_over(|cell| {
+            let v = pool.install(|| {
+                let (v, _) = read(cell);
+                racer::rayon::join(|| read(cell), || read(cell));
+                v
+            });
+            assert_eq!(v, 1);
+        });
+    }
+
+    #[test]
+    fn thread_pool_install_reports_a_race_inside_the_check_that_installed_it() {
+        let pool = pool();
+        raced(("rayon::join oper_a", "rayon::join oper_b"), |cell| {
+            pool.install(|| racer::rayon::join(|| write(cell, 1), || write(cell, 2)))
+        });
+        raced(("rayon::ThreadPool::install", "rayon::join oper_b"), |cell| {
+            let mut a = None;
+            let ((), b) = racer::rayon::join(|| a = Some(pool.install(|| write(cell, 1))), || write(cell, 2));
+            (a.unwrap(), b)
+        });
+    }
+
+    #[test]
+    fn thread_pool_join_scope_and_broadcast_order_and_report() {
+        let pool = pool();
+        handed_over(|cell| {
+            pool.join(|| read(cell), || read(cell));
+            pool.scope(|s| {
+                s.spawn(|_| {
+                    read(cell);
+                });
+            });
+            pool.in_place_scope(|s| {
+                s.spawn(|_| {
+                    read(cell);
+                });
+            });
+            let seen = pool.broadcast(|_| read(cell).0);
+            assert_eq!(seen, vec![1, 1]);
+        });
+        raced(("rayon::join oper_a", "rayon::join oper_b"), |cell| pool.join(|| write(cell, 1), || write(cell, 2)));
+        raced(("rayon::broadcast", "rayon::broadcast"), |cell| {
+            let sites = pool.broadcast(|cx| write(cell, cx.index() as u64));
+            (sites[0], sites[1])
+        });
+    }
+}
+
+/// Without `race-detect`, `racer::rayon`'s items are rayon's own: this compiles only then.
+#[cfg(not(feature = "race-detect"))]
+#[test]
+fn without_race_detect_racer_rayon_is_rayon() {
+    use racer::rayon::prelude::*;
+
+    let pool: rayon::ThreadPool = racer::rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let _: fn(fn() -> u8, fn() -> u8) -> (u8, u8) = racer::rayon::join::<fn() -> u8, fn() -> u8, u8, u8>;
+    let _: rayon::slice::Iter<'_, u8> = [1u8, 2].par_iter();
+    let sum: u32 = pool.install(|| [1u32, 2, 3].par_iter().sum());
+    assert_eq!(sum, 6);
+    racer::rayon::scope(|s: &rayon::Scope<'_>| s.spawn(|_| ()));
+}
