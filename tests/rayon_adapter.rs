@@ -13,6 +13,7 @@ mod sync_support;
 
 #[cfg(feature = "race-detect")]
 mod detect {
+    use racer::rayon::prelude::*;
     use racer::sync::mpsc;
     use racer::{AccessKind, RaceKind, Report, Shared};
 
@@ -196,6 +197,163 @@ mod detect {
             });
             assert_no_race(&report);
         }
+    }
+
+    const ITER: &str = "rayon parallel iterator";
+
+    /// Two items: rayon always splits them into two pieces (two tasks), whatever its pool.
+    const TWO: [u64; 2] = [1, 2];
+
+    /// `race` runs a parallel iterator over `TWO` whose closures each write the cell and give
+    /// their site to `site`.
+    fn iter_raced(race: impl Fn(&Shared<u64>, &(dyn Fn(Site) + Sync))) {
+        for _ in 0..RUNS {
+            let sites = std::sync::Mutex::new(Vec::new());
+            let report = racer::check(|| {
+                let cell = Shared::new(0u64);
+                race(&cell, &|site| sites.lock().unwrap().push(site));
+            });
+            let sites = sites.into_inner().unwrap();
+            assert_eq!(sites.len(), 2);
+            assert_write_race(&report, (ITER, sites[0]), (ITER, sites[1]));
+        }
+    }
+
+    #[test]
+    fn par_iter_for_each_orders_its_closures_between_the_callers_accesses() {
+        handed_over(|cell| {
+            TWO.par_iter().for_each(|_| {
+                read(cell);
+            });
+            (0..100u64).into_par_iter().for_each(|_| {
+                read(cell);
+            });
+        });
+    }
+
+    #[test]
+    fn par_iter_for_each_reports_two_items_writing_one_cell() {
+        iter_raced(|cell, site| TWO.par_iter().for_each(|v| site(write(cell, *v))));
+    }
+
+    #[test]
+    fn map_collect_orders_its_closures_between_the_callers_accesses() {
+        handed_over(|cell| {
+            let seen: Vec<u64> = TWO.par_iter().map(|v| read(cell).0 + v).collect();
+            assert_eq!(seen, vec![2, 3]);
+            let seen: Vec<u64> = (0..100u64).into_par_iter().map(|v| read(cell).0 + v).filter(|v| v % 2 == 0).collect();
+            assert_eq!(seen.len(), 50);
+        });
+    }
+
+    #[test]
+    fn map_collect_reports_two_items_writing_one_cell() {
+        iter_raced(|cell, site| {
+            let sites: Vec<Site> = TWO.par_iter().map(|v| write(cell, *v)).collect();
+            sites.into_iter().for_each(site);
+        });
+    }
+
+    #[test]
+    fn sum_and_reduce_order_their_closures_between_the_callers_accesses() {
+        handed_over(|cell| {
+            let sum: u64 = TWO.par_iter().map(|v| read(cell).0 * v).sum();
+            assert_eq!(sum, 3);
+            let max = (0..100u64).into_par_iter().map(|v| v + read(cell).0).reduce(
+                || 0,
+                |a, b| {
+                    read(cell);
+                    a.max(b)
+                },
+            );
+            assert_eq!(max, 100);
+        });
+    }
+
+    #[test]
+    fn sum_and_reduce_report_two_items_writing_one_cell() {
+        iter_raced(|cell, site| {
+            let sum: u64 = TWO
+                .par_iter()
+                .map(|v| {
+                    site(write(cell, *v));
+                    *v
+                })
+                .sum();
+            assert_eq!(sum, 3);
+        });
+        iter_raced(|cell, site| {
+            let sum = TWO.par_iter().copied().reduce(
+                || 0,
+                |a, b| {
+                    // A piece's fold (`a` its identity); not the reduction of the two.
+                    if a == 0 {
+                        site(write(cell, b));
+                    }
+                    a + b
+                },
+            );
+            assert_eq!(sum, 3);
+        });
+    }
+
+    #[test]
+    fn a_reduction_is_ordered_after_the_pieces_it_reduces() {
+        for _ in 0..RUNS {
+            let report = racer::check(|| {
+                let cells: Vec<Shared<u64>> = (0..64).map(|_| Shared::new(0)).collect();
+                let total = cells
+                    .par_iter()
+                    .map(|c| {
+                        write(c, 1);
+                        c
+                    })
+                    .map(|c| read(c).0)
+                    .reduce_with(|a, b| a + b);
+                assert_eq!(total, Some(64));
+                let last = cells.par_iter().map(|c| {
+                    write(c, 2);
+                    c
+                });
+                let joined = last.reduce_with(|a, b| {
+                    read(a);
+                    read(b);
+                    a
+                });
+                assert!(joined.is_some());
+            });
+            assert_no_race(&report);
+        }
+    }
+
+    #[test]
+    fn enumerate_and_zip_run_their_leaves_as_tasks() {
+        handed_over(|cell| {
+            TWO.par_iter().enumerate().for_each(|(_, _)| {
+                read(cell);
+            });
+            let sums: Vec<u64> = TWO.par_iter().zip(TWO.par_iter()).map(|(a, b)| a + b + read(cell).0).collect();
+            assert_eq!(sums, vec![3, 5]);
+        });
+        iter_raced(|cell, site| TWO.par_iter().enumerate().for_each(|(_, v)| site(write(cell, *v))));
+        iter_raced(|cell, site| TWO.par_iter().zip(TWO.par_iter()).for_each(|(v, _)| site(write(cell, *v))));
+    }
+
+    #[test]
+    fn par_iter_mut_and_chunks_order_their_closures() {
+        handed_over(|cell| {
+            let mut values = vec![0u64; 8];
+            values.par_iter_mut().for_each(|v| *v = read(cell).0);
+            values.par_chunks_mut(3).for_each(|c| c[0] += read(cell).0);
+            let sums: Vec<u64> = values.par_chunks(2).map(|c| c.iter().sum::<u64>() + read(cell).0).collect();
+            assert_eq!(sums, vec![4, 4, 3, 4]);
+        });
+    }
+
+    #[test]
+    fn a_parallel_iterator_inside_a_pool_reports_into_the_callers_check() {
+        let pool = pool();
+        iter_raced(|cell, site| pool.install(|| TWO.par_iter().for_each(|v| site(write(cell, *v)))));
     }
 
     fn pool() -> racer::rayon::ThreadPool {

@@ -7,13 +7,13 @@
 //! the closures did happens before what follows the call, and closures of one call are
 //! unordered with each other. A task keeps its spawner's `racer::check`, so a race on a worker
 //! goes into the check that started the work. `prelude` does the same for parallel
-//! iterators (see `iter`). Everything else is rayon's own.
+//! iterators (see `Tracked`). Everything else is rayon's own.
 
 pub use rayon_crate::*;
 
-// mod iter;
 mod pool;
 mod scope;
+mod tracked;
 
 pub use pool::{ThreadPool, ThreadPoolBuilder};
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
@@ -24,21 +24,19 @@ pub mod spawn_handler {
     pub use super::pool::{CustomSpawn, DefaultSpawn, ThreadSpawn};
 }
 
-/* PRELUDE
 /// rayon's prelude, with the traits that start a parallel iterator replaced by racer's: each
-/// parallel iterator they make is a [`Tracked`](iter::Tracked) one, whose pieces of work run as
+/// parallel iterator they make is a [`Tracked`] one, whose pieces of work run as
 /// tasks forked from the consuming call and joined when it returns.
 pub mod prelude {
     pub use rayon_crate::prelude::*;
 
-    pub use super::iter::{
-        IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge,
-        ParallelDrainFull, ParallelDrainRange, ParallelSlice, ParallelSliceMut, ParallelString,
+    pub use super::tracked::{
+        IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull,
+        ParallelDrainRange, ParallelSlice, ParallelSliceMut,
     };
 }
 
-PRELUDE */
-// pub use iter::Tracked;
+pub use tracked::Tracked;
 
 use std::panic::Location;
 use std::sync::Mutex;
