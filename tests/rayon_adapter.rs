@@ -419,7 +419,8 @@ fn without_race_detect_racer_rayon_is_rayon() {
     use racer::rayon::prelude::*;
 
     let pool: rayon::ThreadPool = racer::rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let _: fn(fn() -> u8, fn() -> u8) -> (u8, u8) = racer::rayon::join::<fn() -> u8, fn() -> u8, u8, u8>;
+    type Op = fn() -> u8;
+    let _: fn(Op, Op) -> (u8, u8) = racer::rayon::join::<Op, Op, u8, u8>;
     let _: rayon::slice::Iter<'_, u8> = [1u8, 2].par_iter();
     let sum: u32 = pool.install(|| [1u32, 2, 3].par_iter().sum());
     assert_eq!(sum, 6);
