@@ -356,6 +356,58 @@ mod detect {
         iter_raced(|cell, site| pool.install(|| TWO.par_iter().for_each(|v| site(write(cell, *v)))));
     }
 
+    #[test]
+    fn other_consuming_calls_and_sources_order_their_closures() {
+        handed_over(|cell| {
+            let _: u64 = (0..100u64).into_par_iter().fold(|| read(cell).0, |a, b| a + b).sum();
+            (0..100u64).into_par_iter().for_each_init(
+                || read(cell).0,
+                |_, _| {
+                    read(cell);
+                },
+            );
+            let found = (0..100u64).into_par_iter().find_any(|x| read(cell).0 + x == 51);
+            assert_eq!(found, Some(50));
+            (0..10u64).into_par_iter().flat_map(|i| (0..i).into_par_iter()).for_each(|_| {
+                read(cell);
+            });
+            (0..10u64).into_par_iter().for_each(|_| {
+                (0..10u64).into_par_iter().for_each(|_| {
+                    read(cell);
+                })
+            });
+            (0..10u64).par_bridge().for_each(|_| {
+                read(cell);
+            });
+            let v = vec![1u64; 100];
+            v.par_chunks(7).zip(v.par_iter()).enumerate().for_each(|_| {
+                read(cell);
+            });
+        });
+    }
+
+    #[test]
+    fn pools_built_with_a_spawn_handler_or_scoped_order_install() {
+        let pool = racer::rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .spawn_handler(|thread| {
+                std::thread::spawn(|| thread.run());
+                Ok(())
+            })
+            .build()
+            .unwrap();
+        handed_over(|cell| {
+            pool.install(|| read(cell));
+        });
+        racer::rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build_scoped(
+                |thread| thread.run(),
+                |pool| handed_over(|cell| assert_eq!(pool.install(|| read(cell).0), 1)),
+            )
+            .unwrap();
+    }
+
     fn pool() -> racer::rayon::ThreadPool {
         racer::rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap()
     }
