@@ -379,6 +379,16 @@ mod detect {
             (0..10u64).par_bridge().for_each(|_| {
                 read(cell);
             });
+            let text = "a,b;c d\ne";
+            assert_eq!(text.par_split(',').map(|w| w.len() as u64 + read(cell).0).sum::<u64>(), 10);
+            assert_eq!(text.par_split(|c: char| c == ';' || c == ',').count(), 3);
+            assert_eq!(text.par_split_terminator(&[',', ';'][..]).count(), 3);
+            assert_eq!(text.par_matches(['a', 'e']).count(), 2);
+            assert_eq!(text.par_match_indices(&['b']).map(|(i, _)| i).collect::<Vec<_>>(), vec![2]);
+            assert_eq!(text.par_lines().count() + text.par_split_whitespace().count(), 5);
+            text.par_chars().for_each(|_| {
+                read(cell);
+            });
             let v = vec![1u64; 100];
             v.par_chunks(7).zip(v.par_iter()).enumerate().for_each(|_| {
                 read(cell);

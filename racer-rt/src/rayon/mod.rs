@@ -32,11 +32,18 @@ pub mod prelude {
 
     pub use super::tracked::{
         IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull,
-        ParallelDrainRange, ParallelSlice, ParallelSliceMut,
+        ParallelDrainRange, ParallelSlice, ParallelSliceMut, ParallelString,
     };
 }
 
 pub use tracked::Tracked;
+
+/// The patterns `prelude::ParallelString`'s methods take (char, `&[char]`, `[char; N]`,
+/// `&[char; N]`, `Fn(char) -> bool`), as rayon's.
+#[doc(hidden)]
+pub mod patterns {
+    pub use super::tracked::Pattern;
+}
 
 use std::panic::Location;
 use std::sync::Mutex;

@@ -604,3 +604,139 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
         self
     }
 }
+
+use rayon_crate::str::ParallelString as RayonString;
+use rayon_crate::str::{
+    Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, Split as StrSplit, SplitAsciiWhitespace,
+    SplitInclusive as StrSplitInclusive, SplitTerminator, SplitWhitespace,
+};
+
+/// rayon's `ParallelString`, each iterator [`Tracked`].
+pub trait ParallelString {
+    fn as_parallel_string(&self) -> &str;
+
+    #[track_caller]
+    fn par_chars(&self) -> Tracked<Chars<'_>> {
+        Tracked::new(RayonString::par_chars(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_char_indices(&self) -> Tracked<CharIndices<'_>> {
+        Tracked::new(RayonString::par_char_indices(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_bytes(&self) -> Tracked<Bytes<'_>> {
+        Tracked::new(RayonString::par_bytes(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_encode_utf16(&self) -> Tracked<EncodeUtf16<'_>> {
+        Tracked::new(RayonString::par_encode_utf16(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_split<'ch, P: Pattern<'ch>>(&'ch self, separator: P) -> Tracked<P::Split> {
+        Tracked::new(separator.split(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_split_inclusive<'ch, P: Pattern<'ch>>(&'ch self, separator: P) -> Tracked<P::SplitInclusive> {
+        Tracked::new(separator.split_inclusive(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_split_terminator<'ch, P: Pattern<'ch>>(&'ch self, terminator: P) -> Tracked<P::SplitTerminator> {
+        Tracked::new(terminator.split_terminator(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_lines(&self) -> Tracked<Lines<'_>> {
+        Tracked::new(RayonString::par_lines(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_split_whitespace(&self) -> Tracked<SplitWhitespace<'_>> {
+        Tracked::new(RayonString::par_split_whitespace(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_split_ascii_whitespace(&self) -> Tracked<SplitAsciiWhitespace<'_>> {
+        Tracked::new(RayonString::par_split_ascii_whitespace(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_matches<'ch, P: Pattern<'ch>>(&'ch self, pattern: P) -> Tracked<P::Matches> {
+        Tracked::new(pattern.matches(self.as_parallel_string()))
+    }
+
+    #[track_caller]
+    fn par_match_indices<'ch, P: Pattern<'ch>>(&'ch self, pattern: P) -> Tracked<P::MatchIndices> {
+        Tracked::new(pattern.match_indices(self.as_parallel_string()))
+    }
+}
+
+impl ParallelString for str {
+    fn as_parallel_string(&self) -> &str {
+        self
+    }
+}
+
+/// The patterns rayon's string methods take (rayon's own trait for them is sealed), each with
+/// the iterators rayon makes of it over a `&'ch str`.
+pub trait Pattern<'ch>: Sized + Sync + Send {
+    type Split: ParallelIterator<Item = &'ch str>;
+    type SplitInclusive: ParallelIterator<Item = &'ch str>;
+    type SplitTerminator: ParallelIterator<Item = &'ch str>;
+    type Matches: ParallelIterator<Item = &'ch str>;
+    type MatchIndices: ParallelIterator<Item = (usize, &'ch str)>;
+
+    #[doc(hidden)]
+    fn split(self, chars: &'ch str) -> Self::Split;
+    #[doc(hidden)]
+    fn split_inclusive(self, chars: &'ch str) -> Self::SplitInclusive;
+    #[doc(hidden)]
+    fn split_terminator(self, chars: &'ch str) -> Self::SplitTerminator;
+    #[doc(hidden)]
+    fn matches(self, chars: &'ch str) -> Self::Matches;
+    #[doc(hidden)]
+    fn match_indices(self, chars: &'ch str) -> Self::MatchIndices;
+}
+
+macro_rules! pattern {
+    ([$($generics:tt)*] $ty:ty $(where $($bound:tt)*)?) => {
+        impl<'ch, $($generics)*> Pattern<'ch> for $ty $(where $($bound)*)? {
+            type Split = StrSplit<'ch, $ty>;
+            type SplitInclusive = StrSplitInclusive<'ch, $ty>;
+            type SplitTerminator = SplitTerminator<'ch, $ty>;
+            type Matches = Matches<'ch, $ty>;
+            type MatchIndices = MatchIndices<'ch, $ty>;
+
+            fn split(self, chars: &'ch str) -> Self::Split {
+                RayonString::par_split(chars, self)
+            }
+
+            fn split_inclusive(self, chars: &'ch str) -> Self::SplitInclusive {
+                RayonString::par_split_inclusive(chars, self)
+            }
+
+            fn split_terminator(self, chars: &'ch str) -> Self::SplitTerminator {
+                RayonString::par_split_terminator(chars, self)
+            }
+
+            fn matches(self, chars: &'ch str) -> Self::Matches {
+                RayonString::par_matches(chars, self)
+            }
+
+            fn match_indices(self, chars: &'ch str) -> Self::MatchIndices {
+                RayonString::par_match_indices(chars, self)
+            }
+        }
+    };
+}
+
+pattern!([] char);
+pattern!(['p] &'p [char]);
+pattern!([const N: usize] [char; N]);
+pattern!(['p, const N: usize] &'p [char; N]);
+pattern!([F] F where F: Fn(char) -> bool + Sync + Send);
