@@ -418,6 +418,27 @@ mod detect {
             .unwrap();
     }
 
+    #[test]
+    fn sorts_order_their_comparisons_between_the_callers_accesses() {
+        handed_over(|cell| {
+            // Longer than rayon's sequential cut-offs, and shuffled (a sorted or reversed run is
+            // taken whole): the comparisons run on its workers.
+            let shuffled = || (0..5000u64).map(|i| (i * 7919) % 5000).collect::<Vec<u64>>();
+            let mut values = shuffled();
+            values.par_sort_by(|a, b| {
+                read(cell);
+                a.cmp(b)
+            });
+            assert!(values.windows(2).all(|w| w[0] <= w[1]));
+            values = shuffled();
+            values.par_sort_unstable_by_key(|v| v + read(cell).0);
+            assert!(values.windows(2).all(|w| w[0] <= w[1]));
+            values = shuffled();
+            values.par_sort_by_cached_key(|v| v * read(cell).0);
+            assert!(values.windows(2).all(|w| w[0] <= w[1]));
+        });
+    }
+
     fn pool() -> racer::rayon::ThreadPool {
         racer::rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap()
     }

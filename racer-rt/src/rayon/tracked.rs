@@ -321,6 +321,49 @@ mod installed {
     }
 }
 
+// ---- closures rayon calls on its workers inside one call of its own (a sort's) ----
+
+/// The tasks of one call's closures: one per thread that calls them (forked from the call's
+/// point on its first call there), ended when the call returns, before its join.
+///
+/// Invariant: `tasks` has a slot per worker of the current pool and one more, for any other
+/// thread (the caller itself, when rayon does the work in place).
+struct PerWorker<'p> {
+    point: &'p ForkPoint,
+    tasks: Vec<std::sync::Mutex<Option<racer_core::task::Task>>>,
+}
+
+impl PerWorker<'_> {
+    fn run<R>(&self, f: impl FnOnce() -> R) -> R {
+        let last = self.tasks.len() - 1;
+        let index = rayon_crate::current_thread_index().map_or(last, |i| i.min(last));
+        match self.tasks[index].try_lock() {
+            Ok(mut slot) => slot.get_or_insert_with(|| self.point.fork()).run(f),
+            Err(std::sync::TryLockError::Poisoned(slot)) => {
+                slot.into_inner().get_or_insert_with(|| self.point.fork()).run(f)
+            }
+            // Called again inside a call on this thread (a closure that waits for rayon work,
+            // and ran another of the sort's meanwhile), or by another thread sharing the last
+            // slot: a task of its own.
+            Err(std::sync::TryLockError::WouldBlock) => self.point.fork().run(f),
+        }
+    }
+}
+
+/// Runs `call` (one of rayon's, whose closures run on its workers) with a fork point made here
+/// on the caller, joined when it returns.
+#[track_caller]
+fn on_workers<R>(call: impl FnOnce(&PerWorker<'_>) -> R) -> R {
+    at_fork_point(Location::caller(), |point| {
+        let slots = rayon_crate::current_num_threads() + 1;
+        let workers = PerWorker { point, tasks: (0..slots).map(|_| std::sync::Mutex::new(None)).collect() };
+        let out = call(&workers);
+        // The tasks end here, before the point's join.
+        drop(workers);
+        out
+    })
+}
+
 // ---- the traits that start parallel iterators ----
 
 /// rayon's `IntoParallelIterator`, the iterator [`Tracked`].
@@ -497,8 +540,8 @@ impl<T: Sync> ParallelSlice<T> for [T] {
     }
 }
 
-/// rayon's `ParallelSliceMut`, each iterator [`Tracked`]. The sorts are rayon's own: their
-/// comparisons run on the workers as the workers (see the module `racer::rayon`).
+/// rayon's `ParallelSliceMut`, each iterator [`Tracked`]; a sort's comparisons (and keys) run
+/// as tasks forked from the sort's call, one per worker that makes them, joined when it returns.
 pub trait ParallelSliceMut<T: Send> {
     fn as_parallel_slice_mut(&mut self) -> &mut [T];
 
@@ -538,56 +581,70 @@ pub trait ParallelSliceMut<T: Send> {
         Tracked::new(RayonSliceMut::par_rchunks_exact_mut(self.as_parallel_slice_mut(), chunk_size))
     }
 
+    #[track_caller]
     fn par_sort(&mut self)
     where
         T: Ord,
     {
-        RayonSliceMut::par_sort(self.as_parallel_slice_mut())
+        let slice = self.as_parallel_slice_mut();
+        on_workers(|w| RayonSliceMut::par_sort_by(slice, |a, b| w.run(|| a.cmp(b))))
     }
 
+    #[track_caller]
     fn par_sort_by<F>(&mut self, compare: F)
     where
         F: Fn(&T, &T) -> std::cmp::Ordering + Sync,
     {
-        RayonSliceMut::par_sort_by(self.as_parallel_slice_mut(), compare)
+        let slice = self.as_parallel_slice_mut();
+        on_workers(|w| RayonSliceMut::par_sort_by(slice, |a, b| w.run(|| compare(a, b))))
     }
 
+    #[track_caller]
     fn par_sort_by_key<K, F>(&mut self, f: F)
     where
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        RayonSliceMut::par_sort_by_key(self.as_parallel_slice_mut(), f)
+        let slice = self.as_parallel_slice_mut();
+        on_workers(|w| RayonSliceMut::par_sort_by_key(slice, |x| w.run(|| f(x))))
     }
 
+    #[track_caller]
     fn par_sort_by_cached_key<K, F>(&mut self, f: F)
     where
         F: Fn(&T) -> K + Sync,
         K: Ord + Send,
     {
-        RayonSliceMut::par_sort_by_cached_key(self.as_parallel_slice_mut(), f)
+        let slice = self.as_parallel_slice_mut();
+        on_workers(|w| RayonSliceMut::par_sort_by_cached_key(slice, |x| w.run(|| f(x))))
     }
 
+    #[track_caller]
     fn par_sort_unstable(&mut self)
     where
         T: Ord,
     {
-        RayonSliceMut::par_sort_unstable(self.as_parallel_slice_mut())
+        let slice = self.as_parallel_slice_mut();
+        on_workers(|w| RayonSliceMut::par_sort_unstable_by(slice, |a, b| w.run(|| a.cmp(b))))
     }
 
+    #[track_caller]
     fn par_sort_unstable_by<F>(&mut self, compare: F)
     where
         F: Fn(&T, &T) -> std::cmp::Ordering + Sync,
     {
-        RayonSliceMut::par_sort_unstable_by(self.as_parallel_slice_mut(), compare)
+        let slice = self.as_parallel_slice_mut();
+        on_workers(|w| RayonSliceMut::par_sort_unstable_by(slice, |a, b| w.run(|| compare(a, b))))
     }
 
+    #[track_caller]
     fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
     where
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        RayonSliceMut::par_sort_unstable_by_key(self.as_parallel_slice_mut(), f)
+        let slice = self.as_parallel_slice_mut();
+        on_workers(|w| RayonSliceMut::par_sort_unstable_by_key(slice, |x| w.run(|| f(x))))
     }
 
     #[track_caller]
