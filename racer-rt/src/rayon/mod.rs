@@ -6,8 +6,18 @@
 //! the tasks it waits for when it returns (`join`, `scope`, `install`, `broadcast`), so what
 //! the closures did happens before what follows the call, and closures of one call are
 //! unordered with each other. A task keeps its spawner's `racer::check`, so a race on a worker
-//! goes into the check that started the work. `prelude` does the same for parallel
-//! iterators (see `Tracked`). Everything else is rayon's own.
+//! goes into the check that started the work. Tasks are named in reports after the call
+//! (`task 'rayon::join oper_a'`, `'rayon::Scope::spawn'`, `'rayon parallel iterator'`...).
+//!
+//! Parallel iterators started through `prelude` (or `iter`, `slice`, `str`) are [`Tracked`]:
+//! their consuming call forks each piece of work rayon splits off, and each reduction, as a
+//! task from that call, and joins them all when it returns; a sort's comparisons run as a task
+//! per worker. A task per piece, not per item: the items of one piece are in order.
+//!
+//! Not covered: `chain` drives its two halves inside rayon's own `join`, off the caller, so
+//! their tasks are not ordered with the caller; iterators started by rayon's free functions
+//! (`rayon::iter::repeat`, `split`, `walk_tree`...) and closures of rayon calls made through
+//! `rayon_crate` paths run as the workers themselves. Everything else is rayon's own.
 
 pub use rayon_crate::*;
 
@@ -37,6 +47,30 @@ pub mod prelude {
 }
 
 pub use tracked::Tracked;
+
+/// rayon's `iter`, with the traits that start a parallel iterator racer's (as in `prelude`).
+pub mod iter {
+    pub use rayon_crate::iter::*;
+
+    pub use super::tracked::{
+        IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull,
+        ParallelDrainRange,
+    };
+}
+
+/// rayon's `slice`, with `ParallelSlice` and `ParallelSliceMut` racer's (as in `prelude`).
+pub mod slice {
+    pub use rayon_crate::slice::*;
+
+    pub use super::tracked::{ParallelSlice, ParallelSliceMut};
+}
+
+/// rayon's `str`, with `ParallelString` racer's (as in `prelude`).
+pub mod str {
+    pub use rayon_crate::str::*;
+
+    pub use super::tracked::ParallelString;
+}
 
 /// The patterns `prelude::ParallelString`'s methods take (char, `&[char]`, `[char; N]`,
 /// `&[char; N]`, `Fn(char) -> bool`), as rayon's.
