@@ -439,6 +439,29 @@ mod detect {
         });
     }
 
+    /// rayon used directly: the worker is a thread racer did not start, and the report's hint
+    /// names the adapter.
+    #[test]
+    fn a_race_through_rayon_itself_is_hinted_at_racer_rayon() {
+        let report = racer::check(|| {
+            let (cell, ()) = rayon::join(
+                || {
+                    let cell = Shared::new(0u64);
+                    write(&cell, 1);
+                    cell
+                },
+                || (),
+            );
+            write(&cell, 2);
+        });
+        assert_eq!(report.len(), 1, "{report}");
+        let hints = report.races()[0].hints();
+        assert!(
+            hints.iter().any(|h| h.contains("is a rayon worker") && h.contains("from racer::rayon instead of rayon")),
+            "{hints:?}"
+        );
+    }
+
     fn pool() -> racer::rayon::ThreadPool {
         racer::rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap()
     }

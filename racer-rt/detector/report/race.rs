@@ -302,6 +302,9 @@ pub struct Access {
     /// The access was made inside a tokio task racer did not spawn (`tokio::spawn` itself):
     /// racer sees it as part of the worker thread that polled it.
     pub(crate) untracked_task: bool,
+    /// The access was made by a rayon worker running a job rayon started (`rayon::join`,
+    /// `par_iter`... used directly, not through `racer::rayon`).
+    pub(crate) rayon_job: bool,
     /// The thread is the test harness's thread of a test (named after the test, which it runs).
     pub(crate) test_thread: bool,
     /// The test the thread runs, or whose harness thread spawned it (directly).
@@ -509,6 +512,13 @@ impl Race {
                     "{thread} was polling a tokio task that tokio::spawn started, not racer, so racer takes the task for \
                      part of that thread and sees none of the task's own order: import spawn and tokio::sync from \
                      racer::tokio instead of tokio (racer::tokio::spawn), so each task is checked as a thread of its own"
+                ));
+            } else if access.rayon_job {
+                hints.push(format!(
+                    "{thread} is a rayon worker running a job that rayon started, not racer, so racer sees neither \
+                     what ordered the job after its caller nor its end: import join, scope, spawn, ThreadPool and the \
+                     prelude from racer::rayon instead of rayon (feature rayon), so each closure is checked as a task \
+                     forked from its caller and joined when the call returns"
                 ));
             } else if access.foreign_thread && !access.test_thread {
                 hints.push(format!(
