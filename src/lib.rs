@@ -26,6 +26,8 @@ pub use racer_rt::flume;
 pub use racer_rt::futures;
 #[cfg(feature = "once_cell")]
 pub use racer_rt::once_cell;
+#[cfg(feature = "rayon")]
+pub use racer_rt::rayon;
 #[cfg(feature = "race-detect")]
 #[doc(hidden)]
 pub use racer_rt::select_algorithm as __select_algorithm;

@@ -66,6 +66,11 @@ pub mod once_cell {
 pub mod dashmap {
     pub use dashmap_crate::*;
 }
+/// rayon, as `racer::rayon`: with `race-detect` off, rayon's own items.
+#[cfg(all(feature = "rayon", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod rayon {
+    pub use rayon_crate::*;
+}
 
 // The race-detect build: the detector, and its hooks.
 // `extern crate racer_core_<hash> as racer_core;`: the detector build.rs compiled (see there).
@@ -91,6 +96,8 @@ pub mod once_cell;
 pub mod parking_lot;
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 mod platform;
+#[cfg(all(feature = "race-detect", feature = "rayon", not(any(doc, rust_analyzer))))]
+pub mod rayon;
 #[cfg(all(feature = "race-detect", feature = "tokio", not(any(doc, rust_analyzer))))]
 pub mod tokio;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:

@@ -17,7 +17,7 @@ use crate::provenance::stack;
 use crate::provenance::sync_event::SyncEvent;
 use crate::runtime::rw_clocks::swap_last_shared_post;
 use crate::runtime::sync_clock::SyncClock;
-use crate::runtime::thread_state::{swap_current, with_current, ChildSeed, ClockName, ThreadState};
+use crate::runtime::thread_state::{swap_current, with_current, ChildSeed, ClockName, ForkOrigin, ThreadState};
 
 /// What a task keeps of racer's per-thread state between its polls.
 ///
@@ -166,6 +166,90 @@ impl Task {
         swap_held(&mut self.held);
         swap_last_shared_post(&mut self.last_shared_post);
         forget_known_stamps();
+    }
+}
+
+/// A task installed on the calling thread until this guard is dropped (`Task::install`): for
+/// work that a library runs between two of its calls rather than inside one closure (an
+/// iterator handed to code that consumes it). Dropping it gives the thread its own state back,
+/// then ends the task.
+///
+/// Invariant: while it lives, the task's state is the calling thread's; guards of one thread
+/// are dropped in the reverse order of their making.
+pub struct Installed {
+    task: Task,
+    installed: bool,
+    walk_range: (usize, usize),
+}
+
+impl Task {
+    /// Installs the task on the calling thread until the guard is dropped, which also ends it.
+    pub fn install(mut self) -> Installed {
+        let installed = self.state.is_some() && swap_current(&mut self.state);
+        if installed {
+            self.exchange_locals();
+        }
+        Installed { task: self, installed, walk_range: stack::walk_range() }
+    }
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        stack::restore_walk_range(self.walk_range);
+        if self.installed {
+            self.task.exchange_locals();
+            swap_current(&mut self.task.state);
+        }
+        self.task.end();
+    }
+}
+
+impl std::fmt::Debug for Installed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Installed").finish_non_exhaustive()
+    }
+}
+
+/// One spawn point from which tasks are forked later, on any thread: a parallel iterator's
+/// consuming call, whose pieces of work are split off on the pool's workers as they go. Made
+/// on the caller (its clock, check, and a new segment there, as a spawn); each `fork` is a task
+/// started from that clock with a slot of its own; every forked task's end posts into one
+/// clock, which `join` acquires on the caller.
+///
+/// Invariant: `end` is the join of the ends of the tasks forked so far that have ended.
+pub struct ForkPoint {
+    origin: Option<ForkOrigin>,
+    end: Arc<SyncClock>,
+    site: &'static Location<'static>,
+}
+
+impl ForkPoint {
+    /// The fork point of the calling thread (or the task it runs as) at `site`; its tasks are
+    /// named `name` in reports (else `task N`).
+    pub fn new(name: Option<String>, site: &'static Location<'static>) -> ForkPoint {
+        let spawned_at = stack::capture();
+        let origin = with_current(|t| t.fork_origin(name, spawned_at, site, true));
+        ForkPoint { origin, end: Arc::new(SyncClock::new()), site }
+    }
+
+    /// A task forked at the point, from any thread; its end posts into the point's end.
+    pub fn fork(&self) -> Task {
+        let state = self.origin.as_ref().and_then(ForkOrigin::fork).map(ChildSeed::into_state);
+        let (mut task, _) = Task::with_state(state, self.site);
+        task.end = self.end.clone();
+        task
+    }
+
+    /// Acquires the ends of the tasks forked here that have ended (on the caller: their join,
+    /// once all did; in a task: what it is ordered after, as a reduction of two results).
+    pub fn join(&self, at: &'static Location<'static>) {
+        self.end.wait(SyncEvent { op: "joining", object: "tasks forked", created: None, at });
+    }
+}
+
+impl std::fmt::Debug for ForkPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ForkPoint").field("site", &self.site).finish_non_exhaustive()
     }
 }
 

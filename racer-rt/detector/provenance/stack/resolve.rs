@@ -65,6 +65,15 @@ pub fn cut_at_untracked_task(frames: &mut Vec<Frame>) -> bool {
     task
 }
 
+/// Whether `frames` run a job of rayon's thread pool (a closure rayon called on its worker),
+/// which `racer::rayon` would have run as a task of its own.
+pub fn runs_rayon_job(frames: &[Frame]) -> bool {
+    frames.iter().any(|f| {
+        let path = f.function.trim_start_matches('<');
+        path.starts_with("rayon_core::") || path.starts_with("rayon::")
+    })
+}
+
 /// Frames left out of reports: racer's own, the unwinding and closure-call glue between the
 /// user's frames, and std's internals (a user frame is never hidden behind them), whether std's
 /// source is the toolchain's (`/rustc/...`) or a local copy (the `rust-src` component).
