@@ -15,6 +15,7 @@ use crate::api::sync::{atomic::forget_known_stamps, swap_fences, FenceState};
 use crate::deadlock::{swap_held, Acq};
 use crate::provenance::stack;
 use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::ignore::{swap_depth, IgnoreScope};
 use crate::runtime::rw_clocks::swap_last_shared_post;
 use crate::runtime::sync_clock::SyncClock;
 use crate::runtime::thread_state::{swap_current, with_current, ChildSeed, ClockName, ForkOrigin, ThreadState};
@@ -33,6 +34,12 @@ pub struct Task {
     end: Arc<SyncClock>,
     ended: bool,
     site: &'static Location<'static>,
+    /// The depth of `ignore_accesses` scopes of the task, exchanged with the thread's as the
+    /// other fields (0: the task's accesses are checked, also on a thread that ignores its own).
+    ignore_depth: u32,
+    /// Forked from a point that orders nothing (`ForkPoint::unordered`): the task runs as the
+    /// thread that runs it, with its accesses ignored.
+    ignores_accesses: bool,
 }
 
 /// The join side of a task: what waiting for its end acquires.
@@ -68,6 +75,8 @@ impl Task {
             end: end.clone(),
             ended: false,
             site,
+            ignore_depth: 0,
+            ignores_accesses: false,
         };
         (task, TaskEnd { end })
     }
@@ -77,6 +86,7 @@ impl Task {
     #[inline]
     pub fn run<R>(&mut self, f: impl FnOnce() -> R) -> R {
         if self.state.is_none() {
+            let _ignoring = self.ignores_accesses.then(IgnoreScope::enter);
             return f();
         }
         // Walks of the task's stacks end here: the executor's frames further out are never
@@ -165,6 +175,7 @@ impl Task {
         swap_fences(&mut self.fences);
         swap_held(&mut self.held);
         swap_last_shared_post(&mut self.last_shared_post);
+        swap_depth(&mut self.ignore_depth);
         forget_known_stamps();
     }
 }
@@ -180,6 +191,7 @@ pub struct Installed {
     task: Task,
     installed: bool,
     walk_range: (usize, usize),
+    _ignoring: Option<IgnoreScope>,
 }
 
 impl Task {
@@ -189,7 +201,8 @@ impl Task {
         if installed {
             self.exchange_locals();
         }
-        Installed { task: self, installed, walk_range: stack::walk_range() }
+        let ignoring = self.ignores_accesses.then(IgnoreScope::enter);
+        Installed { task: self, installed, walk_range: stack::walk_range(), _ignoring: ignoring }
     }
 }
 
@@ -216,11 +229,13 @@ impl std::fmt::Debug for Installed {
 /// started from that clock with a slot of its own; every forked task's end posts into one
 /// clock, which `join` acquires on the caller.
 ///
-/// Invariant: `end` is the join of the ends of the tasks forked so far that have ended.
+/// Invariant: `end` is the join of the ends of the tasks forked so far that have ended; an
+/// `unordered` point has no origin, and its tasks ignore their accesses.
 pub struct ForkPoint {
     origin: Option<ForkOrigin>,
     end: Arc<SyncClock>,
     site: &'static Location<'static>,
+    unordered: bool,
 }
 
 impl ForkPoint {
@@ -229,7 +244,15 @@ impl ForkPoint {
     pub fn new(name: Option<String>, site: &'static Location<'static>) -> ForkPoint {
         let spawned_at = stack::capture();
         let origin = with_current(|t| t.fork_origin(name, spawned_at, site, true));
-        ForkPoint { origin, end: Arc::new(SyncClock::new()), site }
+        ForkPoint { origin, end: Arc::new(SyncClock::new()), site, unordered: false }
+    }
+
+    /// A fork point for work driven where nobody who could join it waits (a parallel iterator
+    /// that rayon drives inside its own `join`, as `chain` does with its halves): nothing orders
+    /// its tasks with the caller, so they run as their threads with their accesses ignored,
+    /// never reported and never remembered, instead of being reported against the caller.
+    pub fn unordered(site: &'static Location<'static>) -> ForkPoint {
+        ForkPoint { origin: None, end: Arc::new(SyncClock::new()), site, unordered: true }
     }
 
     /// A task forked at the point, from any thread; its end posts into the point's end.
@@ -237,6 +260,7 @@ impl ForkPoint {
         let state = self.origin.as_ref().and_then(ForkOrigin::fork).map(ChildSeed::into_state);
         let (mut task, _) = Task::with_state(state, self.site);
         task.end = self.end.clone();
+        task.ignores_accesses = self.unordered;
         task
     }
 
@@ -245,6 +269,20 @@ impl ForkPoint {
     pub fn join(&self, at: &'static Location<'static>) {
         self.end.wait(SyncEvent { op: "joining", object: "tasks forked", created: None, at });
     }
+}
+
+/// Makes the calling thread ignore its own accesses from now on, for good: a pool's worker,
+/// whose jobs racer did not fork (rayon's own, such as the half of a `chain` it drives) are
+/// ordered with nothing racer sees. Tasks installed on it still check theirs (each brings its
+/// own depth of ignore scopes).
+pub fn ignore_own_accesses_for_good() {
+    std::mem::forget(IgnoreScope::enter());
+}
+
+/// The calling thread's racer identity, or the task's it runs as (its serial number), if it has
+/// a state: tells whether work is driven by whoever made it.
+pub fn current_actor() -> Option<u64> {
+    with_current(|t| t.thread_ref.info().serial)
 }
 
 impl std::fmt::Debug for ForkPoint {

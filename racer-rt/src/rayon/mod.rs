@@ -14,16 +14,19 @@
 //! task from that call, and joins them all when it returns; a sort's comparisons run as a task
 //! per worker. A task per piece, not per item: the items of one piece are in order.
 //!
-//! Not covered: `chain` drives its two halves inside rayon's own `join`, off the caller, so
-//! their tasks are not ordered with the caller; iterators started by rayon's free functions
-//! (`rayon::iter::repeat`, `split`, `walk_tree`...) and closures of rayon calls made through
-//! `rayon_crate` paths run as the workers themselves. Everything else is rayon's own.
+//! What racer does not fork is not checked: the workers of racer's pools (the global one too,
+//! which racer builds before its first use) ignore their own accesses, so a job rayon forks by
+//! itself (the halves of a `chain`, driven inside rayon's own `join`; closures handed to rayon's
+//! API directly) races with nothing, where it would otherwise be reported against its caller
+//! falsely. A `Tracked` iterator driven anywhere but where it was started (a `chain`'s half)
+//! runs its pieces unchecked for the same reason. Everything else is rayon's own.
 
 pub use rayon_crate::*;
 
 mod pool;
 mod scope;
 mod tracked;
+mod workers;
 
 pub use pool::{ThreadPool, ThreadPoolBuilder};
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
@@ -107,6 +110,7 @@ pub(crate) struct Forked<F> {
 
 impl<F> Forked<F> {
     pub(crate) fn new(f: F, name: &str, site: &'static Location<'static>) -> (Forked<F>, TaskEnd) {
+        workers::global_pool();
         let (task, end) = Task::spawn(Some(name.to_owned()), site);
         (Forked { f, task }, end)
     }
@@ -137,6 +141,7 @@ pub(crate) struct PerThread {
 
 impl PerThread {
     pub(crate) fn new(threads: usize, name: &str, site: &'static Location<'static>) -> (PerThread, Vec<TaskEnd>) {
+        workers::global_pool();
         let (tasks, ends) = (0..threads)
             .map(|_| {
                 let (task, end) = Task::spawn(Some(name.to_owned()), site);

@@ -3,6 +3,7 @@
 
 use std::any::Any;
 use std::panic::Location;
+use std::sync::Arc;
 
 use super::{join_all, names, BroadcastContext, Forked, PerThread};
 use super::{FnContext, ThreadBuilder, ThreadPoolBuildError, Yield};
@@ -180,11 +181,22 @@ where
 /// `rayon::ThreadPoolBuilder`, whose `build` makes racer's [`ThreadPool`]; the settings are
 /// rayon's builder's.
 ///
-/// Invariant: `base` holds every setting but the spawn handler, which is `spawn`.
-#[derive(Debug, Default)]
+/// Invariant: `base` holds every setting but the spawn handler, which is `spawn`, and the start
+/// handler, which is `start` (run after racer's, see `workers::start_handler`).
+#[derive(Default)]
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     base: rayon_crate::ThreadPoolBuilder,
     spawn: S,
+    start: Option<Arc<dyn Fn(usize) + Send + Sync>>,
+}
+
+impl<S: std::fmt::Debug> std::fmt::Debug for ThreadPoolBuilder<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("base", &self.base)
+            .field("spawn", &self.spawn)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ThreadPoolBuilder {
@@ -198,30 +210,33 @@ impl ThreadPoolBuilder {
         W: Fn(ThreadBuilder) + Sync,
         F: FnOnce(&ThreadPool) -> R,
     {
-        self.base.build_scoped(wrapper, |pool| with_pool(ThreadPool::from_ref(pool)))
+        let base = self.base.start_handler(super::workers::start_handler(self.start));
+        base.build_scoped(wrapper, |pool| with_pool(ThreadPool::from_ref(pool)))
     }
 }
 
 impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
-        self.spawn.build(self.base).map(|pool| ThreadPool { pool })
+        let base = self.base.start_handler(super::workers::start_handler(self.start));
+        self.spawn.build(base).map(|pool| ThreadPool { pool })
     }
 
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
-        self.spawn.build_global(self.base)
+        let base = self.base.start_handler(super::workers::start_handler(self.start));
+        self.spawn.build_global(base)
     }
 }
 
 impl<S> ThreadPoolBuilder<S> {
     fn map(self, f: impl FnOnce(rayon_crate::ThreadPoolBuilder) -> rayon_crate::ThreadPoolBuilder) -> Self {
-        ThreadPoolBuilder { base: f(self.base), spawn: self.spawn }
+        ThreadPoolBuilder { base: f(self.base), spawn: self.spawn, start: self.start }
     }
 
     pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
     where
         F: FnMut(ThreadBuilder) -> std::io::Result<()>,
     {
-        ThreadPoolBuilder { base: self.base, spawn: CustomSpawn(spawn) }
+        ThreadPoolBuilder { base: self.base, spawn: CustomSpawn(spawn), start: self.start }
     }
 
     pub fn thread_name<F>(self, closure: F) -> Self
@@ -259,7 +274,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.map(|b| b.start_handler(start_handler))
+        ThreadPoolBuilder { start: Some(Arc::new(start_handler)), ..self }
     }
 
     pub fn exit_handler<H>(self, exit_handler: H) -> Self

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::ops::RangeBounds;
 use std::panic::Location;
 
-use racer_core::task::{ForkPoint, Installed};
+use racer_core::task::{current_actor, ForkPoint, Installed};
 use rayon_crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer};
 use rayon_crate::iter::{IndexedParallelIterator, IterBridge, ParallelIterator};
 use rayon_crate::slice::{
@@ -25,23 +25,32 @@ use super::names;
 /// that call returns (see the module's documentation).
 ///
 /// Invariant: `site` is where the iterator was started (the user's line), the site of its
-/// fork point and join.
+/// fork point and join; `owner` is the thread or task that started it (`current_actor`).
 #[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct Tracked<I> {
     base: I,
     site: &'static Location<'static>,
+    owner: Option<u64>,
 }
 
 impl<I> Tracked<I> {
     #[track_caller]
-    fn new(base: I) -> Tracked<I> {
-        Tracked { base, site: Location::caller() }
+    pub(super) fn new(base: I) -> Tracked<I> {
+        super::workers::global_pool();
+        Tracked { base, site: Location::caller(), owner: current_actor() }
     }
 }
 
-/// Runs `drive` with a fork point made here (on the caller) and joins the point after.
-fn at_fork_point<R>(site: &'static Location<'static>, drive: impl FnOnce(&ForkPoint) -> R) -> R {
+/// Runs `drive` with a fork point made here and joins the point after, when this is the thread
+/// (or task) that started the iterator: its consuming call. Anywhere else (rayon's `chain`
+/// drives its halves inside its own `join`, on workers), nobody who could join the point waits
+/// for the drive, so the point orders nothing and its tasks' accesses are ignored: a report
+/// against the caller would be false.
+fn at_fork_point<R>(site: &'static Location<'static>, owner: Option<u64>, drive: impl FnOnce(&ForkPoint) -> R) -> R {
+    if owner.is_none() || current_actor() != owner {
+        return drive(&ForkPoint::unordered(site));
+    }
     let point = ForkPoint::new(Some(names::ITER.to_owned()), site);
     let out = drive(&point);
     point.join(site);
@@ -55,8 +64,8 @@ impl<I: ParallelIterator> ParallelIterator for Tracked<I> {
     where
         C: UnindexedConsumer<Self::Item>,
     {
-        let Tracked { base, site } = self;
-        at_fork_point(site, |point| base.drive_unindexed(TrackedConsumer { base: consumer, point, site }))
+        let Tracked { base, site, owner } = self;
+        at_fork_point(site, owner, |point| base.drive_unindexed(TrackedConsumer { base: consumer, point, site }))
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -69,8 +78,8 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Tracked<I> {
     where
         C: Consumer<Self::Item>,
     {
-        let Tracked { base, site } = self;
-        at_fork_point(site, |point| base.drive(TrackedConsumer { base: consumer, point, site }))
+        let Tracked { base, site, owner } = self;
+        at_fork_point(site, owner, |point| base.drive(TrackedConsumer { base: consumer, point, site }))
     }
 
     fn len(&self) -> usize {
@@ -81,8 +90,8 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Tracked<I> {
     where
         CB: ProducerCallback<Self::Item>,
     {
-        let Tracked { base, site } = self;
-        at_fork_point(site, |point| base.with_producer(Callback { callback, point }))
+        let Tracked { base, site, owner } = self;
+        at_fork_point(site, owner, |point| base.with_producer(Callback { callback, point }))
     }
 }
 
@@ -354,7 +363,7 @@ impl PerWorker<'_> {
 /// on the caller, joined when it returns.
 #[track_caller]
 fn on_workers<R>(call: impl FnOnce(&PerWorker<'_>) -> R) -> R {
-    at_fork_point(Location::caller(), |point| {
+    at_fork_point(Location::caller(), current_actor(), |point| {
         let slots = rayon_crate::current_num_threads() + 1;
         let workers = PerWorker { point, tasks: (0..slots).map(|_| std::sync::Mutex::new(None)).collect() };
         let out = call(&workers);
