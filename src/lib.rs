@@ -36,6 +36,8 @@ pub use racer_rt::select_algorithm as __select_algorithm;
 pub use racer_rt::slow_accesses_on_this_thread as __slow_accesses_on_this_thread;
 #[cfg(feature = "tokio")]
 pub use racer_rt::tokio;
+#[cfg(feature = "tokio-stream")]
+pub use racer_rt::tokio_stream;
 pub use racer_rt::{
     annotate, check, lock_api, model, parking_lot, sync, task, thread, Access, AccessKind, Frame, Race, RaceKind,
     Report, Shared, ENABLED,

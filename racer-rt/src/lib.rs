@@ -31,6 +31,11 @@ pub mod task;
 pub mod tokio {
     pub use tokio_crate::*;
 }
+/// tokio-stream, as `racer::tokio_stream`: with `race-detect` off, tokio-stream's own items.
+#[cfg(all(feature = "tokio-stream", any(not(feature = "race-detect"), doc, rust_analyzer)))]
+pub mod tokio_stream {
+    pub use tokio_stream_crate::*;
+}
 /// flume, as `racer::flume`: with `race-detect` off, flume's own items.
 #[cfg(all(feature = "flume", any(not(feature = "race-detect"), doc, rust_analyzer)))]
 pub mod flume {
@@ -100,6 +105,8 @@ mod platform;
 pub mod rayon;
 #[cfg(all(feature = "race-detect", feature = "tokio", not(any(doc, rust_analyzer))))]
 pub mod tokio;
+#[cfg(all(feature = "race-detect", feature = "tokio-stream", not(any(doc, rust_analyzer))))]
+pub mod tokio_stream;
 /// Adapters that give any `lock_api` raw lock racer's happens-before edges:
 /// `lock_api::Mutex<racer::lock_api::RawMutex<MySpinLock>, T>` orders like
 /// `racer::sync::Mutex<T>`. With the feature off, `RawMutex<R>` is `R` itself.

@@ -186,7 +186,12 @@ impl<T: Clone> Receiver<T> {
     /// Receives the next value: as tokio's `recv`.
     #[track_caller]
     pub fn recv(&mut self) -> impl Future<Output = Result<T, RecvError>> + '_ {
-        let at = Location::caller();
+        self.recv_at(Location::caller())
+    }
+
+    /// As `recv`, the value received at `at` (`racer::tokio_stream`'s `BroadcastStream`: where
+    /// the stream was made).
+    pub(crate) fn recv_at(&mut self, at: &'static Location<'static>) -> impl Future<Output = Result<T, RecvError>> + '_ {
         async move { self.inner.recv().await.map(|m| m.received(at)) }
     }
 

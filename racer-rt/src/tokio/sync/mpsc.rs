@@ -157,7 +157,12 @@ macro_rules! receiver_methods {
         /// Polls for the next value: as tokio's `poll_recv`.
         #[track_caller]
         pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-            let at = Location::caller();
+            self.poll_recv_at(cx, Location::caller())
+        }
+
+        /// As `poll_recv`, the value received at `at` (`racer::tokio_stream`'s streams: where
+        /// the stream was made).
+        pub(crate) fn poll_recv_at(&mut self, cx: &mut Context<'_>, at: &'static Location<'static>) -> Poll<Option<T>> {
             self.inner.poll_recv(cx).map(|m| m.map(|m| received(m, at)))
         }
 
