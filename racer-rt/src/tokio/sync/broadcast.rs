@@ -191,11 +191,8 @@ impl<T: Clone> Receiver<T> {
 
     /// As `recv`, the value received at `at` (`racer::tokio_stream`'s `BroadcastStream`: where
     /// the stream was made).
-    pub(crate) fn recv_at(
-        &mut self,
-        at: &'static Location<'static>,
-    ) -> impl Future<Output = Result<T, RecvError>> + '_ {
-        async move { self.inner.recv().await.map(|m| m.received(at)) }
+    pub(crate) async fn recv_at(&mut self, at: &'static Location<'static>) -> Result<T, RecvError> {
+        self.inner.recv().await.map(|m| m.received(at))
     }
 
     /// Receives the next value if there is one: as tokio's `try_recv`.

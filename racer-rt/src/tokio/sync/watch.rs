@@ -98,15 +98,10 @@ impl<T> Receiver<T> {
 
     /// As `changed`, the new value's send acquired at `at` (`racer::tokio_stream`'s
     /// `WatchStream`: where the stream was made).
-    pub(crate) fn changed_at(
-        &mut self,
-        at: &'static Location<'static>,
-    ) -> impl Future<Output = Result<(), RecvError>> + '_ {
-        async move {
-            self.inner.changed().await?;
-            self.hand.acquire("receiving from", at);
-            Ok(())
-        }
+    pub(crate) async fn changed_at(&mut self, at: &'static Location<'static>) -> Result<(), RecvError> {
+        self.inner.changed().await?;
+        self.hand.acquire("receiving from", at);
+        Ok(())
     }
 
     /// Waits for a value for which `f` holds: as tokio's `wait_for`. Each value `f` is given is
