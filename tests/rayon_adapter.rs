@@ -488,8 +488,10 @@ mod detect {
             pool.install(|| rayon::join(|| read(cell), || read(cell)));
             racer::rayon::join(|| rayon::join(|| read(cell), || read(cell)), || read(cell));
         });
-        raced(("rayon::join oper_a", "rayon::join oper_b"), |cell| {
-            pool.install(|| rayon::join(|| (), || racer::rayon::join(|| write(cell, 1), || write(cell, 2))).1)
+        // racer's join inside a job rayon forked by itself: unchecked where the job is (stolen
+        // by another worker), checked as the install's task where it is not.
+        handed_over(|cell| {
+            pool.install(|| rayon::join(|| (), || racer::rayon::join(|| read(cell), || read(cell))));
         });
     }
 
@@ -513,7 +515,8 @@ mod detect {
     #[test]
     fn thread_pool_install_reports_a_race_inside_the_check_that_installed_it() {
         let pool = pool();
-        raced(("rayon::join oper_a", "rayon::join oper_b"), |cell| {
+        // On a worker, join's first closure runs as its caller (here the install's task).
+        raced(("rayon::ThreadPool::install", "rayon::join oper_b"), |cell| {
             pool.install(|| racer::rayon::join(|| write(cell, 1), || write(cell, 2)))
         });
         raced(("rayon::ThreadPool::install", "rayon::join oper_b"), |cell| {

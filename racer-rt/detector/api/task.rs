@@ -58,6 +58,15 @@ impl Task {
         Task::with_state(state, site)
     }
 
+    /// A task forked where accesses are ignored (inside `annotate::ignore_accesses`, or on a
+    /// pool's worker outside racer's tasks, where nothing racer sees orders what runs): it runs
+    /// as the thread that runs it, with its accesses ignored too.
+    pub fn ignoring(site: &'static Location<'static>) -> (Task, TaskEnd) {
+        let (mut task, end) = Task::with_state(None, site);
+        task.ignores_accesses = true;
+        (task, end)
+    }
+
     /// A task that runs as part of whichever thread polls it (a `!Send` task of a `LocalSet`,
     /// which never leaves its thread): its accesses are that thread's, and its end posts that
     /// thread's clock.
@@ -277,6 +286,11 @@ impl ForkPoint {
 /// own depth of ignore scopes).
 pub fn ignore_own_accesses_for_good() {
     std::mem::forget(IgnoreScope::enter());
+}
+
+/// Whether the calling thread (or the task it runs as) ignores its accesses now.
+pub fn ignoring_accesses() -> bool {
+    crate::runtime::ignore::ignoring()
 }
 
 /// The calling thread's racer identity, or the task's it runs as (its serial number), if it has

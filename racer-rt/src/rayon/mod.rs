@@ -111,7 +111,11 @@ pub(crate) struct Forked<F> {
 impl<F> Forked<F> {
     pub(crate) fn new(f: F, name: &str, site: &'static Location<'static>) -> (Forked<F>, TaskEnd) {
         workers::global_pool();
-        let (task, end) = Task::spawn(Some(name.to_owned()), site);
+        let (task, end) = if racer_core::task::ignoring_accesses() {
+            Task::ignoring(site)
+        } else {
+            Task::spawn(Some(name.to_owned()), site)
+        };
         (Forked { f, task }, end)
     }
 
@@ -169,7 +173,9 @@ pub(crate) fn join_all(ends: &[TaskEnd], site: &'static Location<'static>) {
 }
 
 /// `rayon::join`: `oper_a` and `oper_b` each run as a task forked here, unordered with each
-/// other; both are joined when it returns.
+/// other; both are joined when it returns. On a worker, where rayon runs `oper_a` right here,
+/// `oper_a` runs as the caller itself, after `oper_b`'s fork: the same order, one task less (a
+/// recursion of joins needs a slot per task, and a clock is as wide as the slots).
 #[track_caller]
 pub fn join<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -179,6 +185,12 @@ where
     RB: Send,
 {
     let site = Location::caller();
+    if rayon_crate::current_thread_index().is_some() {
+        let (b, end_b) = Forked::new(oper_b, names::JOIN_B, site);
+        let out = rayon_crate::join(oper_a, move || b.call0());
+        join_all(&[end_b], site);
+        return out;
+    }
     let (a, end_a) = Forked::new(oper_a, names::JOIN_A, site);
     let (b, end_b) = Forked::new(oper_b, names::JOIN_B, site);
     let out = rayon_crate::join(move || a.call0(), move || b.call0());
@@ -196,6 +208,12 @@ where
     RB: Send,
 {
     let site = Location::caller();
+    if rayon_crate::current_thread_index().is_some() {
+        let (b, end_b) = Forked::new(oper_b, names::JOIN_B, site);
+        let out = rayon_crate::join_context(oper_a, move |cx| b.call(cx));
+        join_all(&[end_b], site);
+        return out;
+    }
     let (a, end_a) = Forked::new(oper_a, names::JOIN_A, site);
     let (b, end_b) = Forked::new(oper_b, names::JOIN_B, site);
     let out = rayon_crate::join_context(move |cx| a.call(cx), move |cx| b.call(cx));

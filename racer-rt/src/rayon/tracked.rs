@@ -46,9 +46,10 @@ impl<I> Tracked<I> {
 /// (or task) that started the iterator: its consuming call. Anywhere else (rayon's `chain`
 /// drives its halves inside its own `join`, on workers), nobody who could join the point waits
 /// for the drive, so the point orders nothing and its tasks' accesses are ignored: a report
-/// against the caller would be false.
+/// against the caller would be false. The same where the caller ignores its accesses (a worker
+/// running a job rayon forked by itself).
 fn at_fork_point<R>(site: &'static Location<'static>, owner: Option<u64>, drive: impl FnOnce(&ForkPoint) -> R) -> R {
-    if owner.is_none() || current_actor() != owner {
+    if owner.is_none() || current_actor() != owner || racer_core::task::ignoring_accesses() {
         return drive(&ForkPoint::unordered(site));
     }
     let point = ForkPoint::new(Some(names::ITER.to_owned()), site);
