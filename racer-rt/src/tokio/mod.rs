@@ -8,6 +8,7 @@
 
 pub use tokio_crate::*;
 
+pub mod runtime;
 pub mod sync;
 pub mod task;
 
