@@ -4,7 +4,7 @@
 //! checks that the lists hold every public name of the tokio in Cargo.lock (on stable Rust, with
 //! the features racer's tokio has), reading tokio's source.
 #![cfg(feature = "tokio")]
-#![allow(unused_imports)]
+#![allow(unused_imports, deprecated)]
 
 mod sync_broadcast {
     use racer::tokio::sync::broadcast::{channel, error, Receiver, Sender, WeakSender};

@@ -4,7 +4,7 @@
 //! writes after the join) has no report in 10 runs on both runtimes, and a racy twin (two tasks
 //! nothing orders writing one cell) is reported in each of 10 runs, with its kind, both sites
 //! and both tasks named as tasks, spawned at this file's lines. Then tokio-util's patterns
-//! (`task_tracker.rs`, `join_queue.rs`, `spawn_pinned.rs`), small equivalents with racer's
+//! (`tokio_util::task::TaskTracker`, `tokio_util::task::JoinQueue`, `tokio_util::task::LocalPoolHandle`), small equivalents with racer's
 //! types, build and run. The same file builds without `race-detect` against tokio's own items.
 #![cfg(feature = "tokio")]
 
@@ -409,7 +409,7 @@ fn join_set_spawn_local_on_orders_the_hand_off() {
 // tokio-util 0.7's `task` patterns with racer's types: each compiles only if racer's
 // `Handle`, `LocalSet`, `LocalRuntime` and `JoinHandle` fit together as tokio's do.
 
-/// `task_tracker.rs`: `spawn_on(&Handle)`, `spawn_local_on(&LocalSet)`, `spawn_blocking_on`
+/// `tokio_util::task::TaskTracker`: `spawn_on(&Handle)`, `spawn_local_on(&LocalSet)`, `spawn_blocking_on`
 /// returning the runtime's `JoinHandle<T>`.
 struct TaskTracker;
 
@@ -442,7 +442,7 @@ impl TaskTracker {
     }
 }
 
-/// `join_queue.rs`: a queue of `JoinHandle`s from `Handle::spawn`, polled in order through
+/// `tokio_util::task::JoinQueue`: a queue of `JoinHandle`s from `Handle::spawn`, polled in order through
 /// `coop::unconstrained`, with their `AbortHandle`s and ids.
 struct JoinQueue<T>(std::collections::VecDeque<JoinHandle<T>>);
 
@@ -480,7 +480,7 @@ impl<T: Send + 'static> JoinQueue<T> {
     }
 }
 
-/// `spawn_pinned.rs`: a worker thread with a `LocalRuntime` whose handle is sent back; a job
+/// `tokio_util::task::LocalPoolHandle`: a worker thread with a `LocalRuntime` whose handle is sent back; a job
 /// spawned through that handle sends a `spawn_local`'s `JoinHandle` through a oneshot.
 fn spawn_pinned<Fut>(
     handle: &Handle,
