@@ -4,8 +4,9 @@
 //! writes after the join) has no report in 10 runs on both runtimes, and a racy twin (two tasks
 //! nothing orders writing one cell) is reported in each of 10 runs, with its kind, both sites
 //! and both tasks named as tasks, spawned at this file's lines. Then tokio-util's patterns
-//! (`tokio_util::task::TaskTracker`, `tokio_util::task::JoinQueue`, `tokio_util::task::LocalPoolHandle`), small equivalents with racer's
-//! types, build and run. The same file builds without `race-detect` against tokio's own items.
+//! (`tokio_util::task::TaskTracker`, `tokio_util::task::JoinQueue`,
+//! `tokio_util::task::LocalPoolHandle`), small equivalents with racer's types, build and run.
+//! The same file builds without `race-detect` against tokio's own items.
 #![cfg(feature = "tokio")]
 
 use std::future::{poll_fn, Future};
