@@ -571,3 +571,29 @@ fn tokio_util_task_patterns_build_and_order() {
 fn _new_runtime_is_a_runtime(new_rt: NewRuntime) -> Runtime {
     new_rt()
 }
+
+/// racer's types keep tokio's traits (`Send`, `Sync`, `Debug`, `Clone`, `Default`, unwind
+/// safety, `Future`...): this compiles only if they do.
+#[test]
+fn racers_types_keep_tokios_traits() {
+    use std::fmt::Debug;
+    use std::panic::{RefUnwindSafe, UnwindSafe};
+    fn send_sync_debug<T: Send + Sync + Debug + UnwindSafe + RefUnwindSafe>() {}
+    fn clone<T: Clone>() {}
+    fn default_debug<T: Default + Debug>() {}
+    fn future<T: Future + Unpin>() {}
+    fn send_sync<T: Send + Sync>() {}
+    send_sync_debug::<Runtime>();
+    send_sync_debug::<Handle>();
+    clone::<Handle>();
+    send_sync_debug::<JoinHandle<u32>>();
+    future::<JoinHandle<u32>>();
+    future::<LocalSet>();
+    default_debug::<LocalSet>();
+    default_debug::<JoinSet<u32>>();
+    send_sync::<JoinSet<u32>>();
+    let _: &dyn Debug = &Builder::new_current_thread();
+    let _: &dyn Debug = &LocalOptions::default();
+    fn local_runtime_debug<T: Debug + UnwindSafe + RefUnwindSafe>() {}
+    local_runtime_debug::<LocalRuntime>();
+}
