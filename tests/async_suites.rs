@@ -14,6 +14,11 @@
 //!   replenishing tasks) and a `parking_lot` mutex; its 26 `#[tokio::test]`s spawn tasks that
 //!   contend for connections, time out, fail and drop them, through `oneshot` channels and
 //!   std's `Mutex` and `RwLock` (racer's, swapped).
+//! - tokio-util 0.7.20: its `task` module (`JoinMap`, `JoinQueue`, `TaskTracker`,
+//!   `LocalPoolHandle`, `AbortOnDropHandle`) over racer's `Handle`, `LocalSet`, `LocalRuntime`,
+//!   `JoinHandle` and `JoinSet`, and its `sync` module (`CancellationToken`, `PollSender`,
+//!   `PollSemaphore`, `ReusableBoxFuture`): the whole crate swapped, `tokio::runtime::` and its
+//!   grouped `use tokio::{...}` too; the 122 tests of those modules pass in both builds.
 //!
 //! The swap, per file (`*.rs` and `*.md`, so that doc tests use racer too), replaces a path
 //! where one starts (not after an identifier or `::`): `tokio::sync::`, `tokio::spawn` and
@@ -167,6 +172,11 @@ fn locked_tokio() -> String {
 /// every `*.rs` and `*.md` file, whose counts must be `expected` (rule's `from` -> count); then
 /// racer in the manifest and tokio's version in the lock file.
 fn swap(dir: &Path, specific: &[(&str, &str, &str, usize)], expected: &[(&str, usize)]) {
+    swap_with(dir, specific, &[], expected)
+}
+
+/// `swap` with `extra` rules after the common ones (a crate that names more of tokio).
+fn swap_with(dir: &Path, specific: &[(&str, &str, &str, usize)], extra: &[Rule], expected: &[(&str, usize)]) {
     for &(file, from, to, count) in specific {
         edit(dir, file, from, to, count);
     }
@@ -175,7 +185,7 @@ fn swap(dir: &Path, specific: &[(&str, &str, &str, usize)], expected: &[(&str, u
     let mut counts = BTreeMap::new();
     for file in files {
         let mut text = std::fs::read_to_string(&file).expect("a source file");
-        for rule in RULES {
+        for rule in RULES.iter().chain(extra) {
             let (swapped, n) = apply(&text, rule);
             text = swapped;
             *counts.entry(rule.from).or_insert(0) += n;
@@ -345,4 +355,77 @@ fn a_relaxed_publication_in_async_lazy_is_reported() {
     assert!(report.contains(&format!("make the store at {relaxed}")), "the Relaxed store is named\n{}", r.all());
     assert!(text.contains("racer: 1 data race(s) found in test `force`"), "{}", r.all());
     assert_eq!(r.passed(), 0, "{}", r.all());
+}
+
+/// tokio-util 0.7.20's `task` and `sync` modules, 122 tests in both builds, (`JoinMap`, `JoinQueue`, `TaskTracker`,
+/// `spawn_pinned`'s `LocalPoolHandle`, `AbortOnDropHandle`; `CancellationToken`, `PollSender`,
+/// `PollSemaphore`, `ReusableBoxFuture`) over racer's `Handle`, `LocalSet`, `LocalRuntime`,
+/// `JoinHandle` and `JoinSet`: the whole crate swapped (`tokio::runtime::` and the grouped
+/// `use tokio::{...}` too), its tests of those modules run with its feature `full`. The tests on
+/// `#[tokio::test(flavor = "local")]` keep tokio's attribute (their tasks are still racer's), as
+/// does reusable_box's test generic over a lifetime.
+const TOKIO_UTIL_EXTRA_RULES: &[Rule] = &[
+    Rule { from: "tokio::runtime::", to: "racer::tokio::runtime::", only_before: &[] },
+    Rule { from: "use tokio::{", to: "use racer::tokio::{", only_before: &[] },
+];
+
+const TOKIO_UTIL_TESTS: &[&str] = &[
+    "abort_on_drop",
+    "spawn_pinned",
+    "task_join_map",
+    "task_join_queue",
+    "task_tracker",
+    "sync_cancellation_token",
+    "mpsc",
+    "poll_semaphore",
+    "reusable_box",
+];
+
+#[test]
+fn tokio_util_task_and_sync_suites() {
+    if skipped() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = fresh_copy(&registry_source("tokio-util"), "tokio-util");
+    let local = "#[tokio::test(flavor = \"local\")]";
+    let tokios = "#[::tokio::test(flavor = \"local\")]";
+    swap_with(
+        &dir,
+        &[
+            ("tests/task_join_map.rs", local, tokios, 4),
+            ("tests/task_tracker.rs", local, tokios, 4),
+            // A test generic over a lifetime (`fn traits<'a>()`), which #[racer::test] rejects.
+            (
+                "tests/reusable_box.rs",
+                "#[test]\n// Clippy false positive",
+                "#[core::prelude::v1::test]\n// Clippy false positive",
+                1,
+            ),
+        ],
+        TOKIO_UTIL_EXTRA_RULES,
+        &[
+            ("#[test]", 164),
+            ("parking_lot::", 1),
+            ("std::sync::", 3),
+            ("std::sync::atomic::", 3),
+            ("tokio::runtime::", 35),
+            ("tokio::spawn", 18),
+            ("tokio::sync::", 47),
+            ("tokio::task::", 72),
+            ("tokio::test", 151),
+            ("use tokio::{", 7),
+        ],
+    );
+    let mut args = vec!["--features", "full"];
+    for test in TOKIO_UTIL_TESTS {
+        args.extend(["--test", test]);
+    }
+    let r = cargo_test(&dir, &args);
+    passes_without_a_report("tokio-util", &r, 122);
+    // The same swapped copy without `race-detect`: racer::tokio is tokio's own items.
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.arg("test").args(&args).current_dir(&dir).env("CARGO_TARGET_DIR", real_crates_target().join("async-suites"));
+    let r = run(cmd);
+    passes_without_a_report("tokio-util (race-detect off)", &r, 122);
 }

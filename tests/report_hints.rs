@@ -318,8 +318,9 @@ racer: 1 data race(s) found
         let hint = |thread: &str| {
             format!(
                 "Thread '{thread}' synchronised through nothing racer sees between its start and its write: if \
-                 std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use \
-                 racer's wrappers for them); racer's atomics with Relaxed order nothing"
+                 std::sync, parking_lot, a channel or queue crate, std's atomics or FFI order the two accesses, \
+                 racer cannot see it (use racer's wrappers for them: racer::crossbeam_channel, racer::flume, ...; any \
+                 other channel can carry racer::annotate::Carry); racer's atomics with Relaxed order nothing"
             )
         };
         assert_eq!(report.races()[0].hints(), [hint("second"), hint("first")]);
@@ -342,7 +343,7 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
     #0 report_hints::std_thread::{{closure}}::{{closure}}  tests/report_hints.rs:109:30
     (no synchronisation by the thread before it)
   Shared<u64> first accessed by thread 'std-worker' at tests/report_hints.rs:109:30 (the previous write's site)
-  Thread 'detector::a_std_thread_gets_advice_the_test_thread_none' synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing
+  Thread 'detector::a_std_thread_gets_advice_the_test_thread_none' synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, a channel or queue crate, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them: racer::crossbeam_channel, racer::flume, ...; any other channel can carry racer::annotate::Carry); racer's atomics with Relaxed order nothing
   Thread 'std-worker' was not started by racer, so racer sees neither what ordered its start nor how it synchronises outside racer's wrappers: start it with racer::thread::spawn or scope, or mark that synchronisation with racer::annotate::release and acquire
 ==================
 racer: 1 data race(s) found
@@ -377,8 +378,8 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
     #0 report_hints::fixture_plain_test  tests/report_hints.rs:164:5
   Thread T2 spawned at:
     #0 report_hints::fixture_plain_test  tests/report_hints.rs:156:17
-  Thread T3 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing
-  Thread T2 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing
+  Thread T3 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, a channel or queue crate, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them: racer::crossbeam_channel, racer::flume, ...; any other channel can carry racer::annotate::Carry); racer's atomics with Relaxed order nothing
+  Thread T2 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, a channel or queue crate, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them: racer::crossbeam_channel, racer::flume, ...; any other channel can carry racer::annotate::Carry); racer's atomics with Relaxed order nothing
 ==================
 "
         );
@@ -444,7 +445,7 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
     #0 report_hints::fixture_model_test  tests/report_hints.rs:139:13
   Thread 'fixture_model_test' spawned at:
     #0 report_hints::fixture_model_test  tests/report_hints.rs:135:1
-  Thread T3 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing
+  Thread T3 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, a channel or queue crate, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them: racer::crossbeam_channel, racer::flume, ...; any other channel can carry racer::annotate::Carry); racer's atomics with Relaxed order nothing
 ==================
 ",
             "{stderr}"
@@ -473,7 +474,7 @@ WARNING: racer: data race (output: write, then a parallel write) on Shared<u64> 
   Shared<u64> first accessed by thread T2 at tests/report_hints.rs:124:11 (the previous write's site)
   Thread T2 spawned at:
     #0 report_hints::fixture_racer_test  tests/report_hints.rs:123:13
-  Thread T2 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them); racer's atomics with Relaxed order nothing
+  Thread T2 synchronised through nothing racer sees between its start and its write: if std::sync, parking_lot, a channel or queue crate, std's atomics or FFI order the two accesses, racer cannot see it (use racer's wrappers for them: racer::crossbeam_channel, racer::flume, ...; any other channel can carry racer::annotate::Carry); racer's atomics with Relaxed order nothing
 ==================
 "
         );

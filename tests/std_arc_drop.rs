@@ -94,3 +94,29 @@ fn a_drop_outside_an_arc_after_an_unordered_read_is_still_a_race_in_ten_runs() {
         assert_ne!(race.current().thread_name(), Some("reader"), "{report}");
     }
 }
+
+/// Tasks that nothing joins, each reading the cell through its clone of a `std::sync::Arc`, on
+/// both runtimes: whichever drops the last clone (a task, or the runtime's shutdown dropping an
+/// unfinished one) drops the cell, and that is no race, in each of ten runs.
+#[cfg(feature = "tokio")]
+#[test]
+fn the_last_drop_in_a_task_nothing_joins_is_not_a_race_in_ten_runs() {
+    #[path = "tokio_support/mod.rs"]
+    mod tokio_support;
+    for (name, rt) in tokio_support::runtimes() {
+        for _ in 0..10 {
+            let report = tokio_support::check_on(rt, || async {
+                let cell = Arc::new(Shared::new(7u64));
+                for _ in 0..3 {
+                    let mine = cell.clone();
+                    drop(racer::tokio::spawn(async move {
+                        racer::tokio::task::yield_now().await;
+                        assert_eq!(unsafe { mine.get() }, 7);
+                    }));
+                }
+                drop(cell);
+            });
+            assert!(report.is_empty(), "{name}: {report}");
+        }
+    }
+}

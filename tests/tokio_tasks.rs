@@ -178,7 +178,7 @@ fn a_task_racer_did_not_spawn_is_named_with_the_fix() {
     let report = check_on(tokio_support::multi_thread, || async {
         let cell = Arc::new(Shared::new(0u64));
         let (a, b) = (cell.clone(), cell.clone());
-        racer::tokio::runtime::Handle::current().spawn(async move { unsafe { a.set(1) } }).await.unwrap();
+        tokio::runtime::Handle::current().spawn(async move { unsafe { a.set(1) } }).await.unwrap();
         racer::tokio::spawn(async move { unsafe { b.set(2) } }).await.unwrap();
     });
     assert_eq!(report.len(), 1, "{report}");

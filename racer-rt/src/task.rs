@@ -85,7 +85,7 @@ impl<F: Future> Tracked<F> {
 }
 
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
-#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+#[cfg_attr(not(any(feature = "tokio", feature = "futures")), allow(dead_code))]
 impl<F> Tracked<F> {
     /// A task (with its `TaskEnd` kept by the caller, `racer::tokio`'s join handles).
     pub(crate) fn with_task(future: F, task: Task, site: &'static Location<'static>) -> Tracked<F> {
@@ -126,7 +126,7 @@ impl<F: Future> Future for Tracked<F> {
 /// A [`Tracked`] whose output is its future's (the join is the caller's own, as
 /// `racer::tokio`'s join handles make it).
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
-#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+#[cfg_attr(not(any(feature = "tokio", feature = "futures")), allow(dead_code))]
 pub(crate) struct AsTask<F>(pub(crate) Tracked<F>);
 
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]

@@ -15,9 +15,10 @@ use crate::api::sync::{atomic::forget_known_stamps, swap_fences, FenceState};
 use crate::deadlock::{swap_held, Acq};
 use crate::provenance::stack;
 use crate::provenance::sync_event::SyncEvent;
+use crate::runtime::ignore::{swap_depth, IgnoreScope};
 use crate::runtime::rw_clocks::swap_last_shared_post;
 use crate::runtime::sync_clock::SyncClock;
-use crate::runtime::thread_state::{swap_current, with_current, ChildSeed, ClockName, ThreadState};
+use crate::runtime::thread_state::{swap_current, with_current, ChildSeed, ClockName, ForkOrigin, ThreadState};
 
 /// What a task keeps of racer's per-thread state between its polls.
 ///
@@ -33,6 +34,12 @@ pub struct Task {
     end: Arc<SyncClock>,
     ended: bool,
     site: &'static Location<'static>,
+    /// The depth of `ignore_accesses` scopes of the task, exchanged with the thread's as the
+    /// other fields (0: the task's accesses are checked, also on a thread that ignores its own).
+    ignore_depth: u32,
+    /// Forked from a point that orders nothing (`ForkPoint::unordered`): the task runs as the
+    /// thread that runs it, with its accesses ignored.
+    ignores_accesses: bool,
 }
 
 /// The join side of a task: what waiting for its end acquires.
@@ -49,6 +56,15 @@ impl Task {
         let spawned_at = stack::capture();
         let state = with_current(|t| t.fork_as(name, spawned_at, site, true)).flatten().map(ChildSeed::into_state);
         Task::with_state(state, site)
+    }
+
+    /// A task forked where accesses are ignored (inside `annotate::ignore_accesses`, or on a
+    /// pool's worker outside racer's tasks, where nothing racer sees orders what runs): it runs
+    /// as the thread that runs it, with its accesses ignored too.
+    pub fn ignoring(site: &'static Location<'static>) -> (Task, TaskEnd) {
+        let (mut task, end) = Task::with_state(None, site);
+        task.ignores_accesses = true;
+        (task, end)
     }
 
     /// A task that runs as part of whichever thread polls it (a `!Send` task of a `LocalSet`,
@@ -68,6 +84,8 @@ impl Task {
             end: end.clone(),
             ended: false,
             site,
+            ignore_depth: 0,
+            ignores_accesses: false,
         };
         (task, TaskEnd { end })
     }
@@ -77,6 +95,7 @@ impl Task {
     #[inline]
     pub fn run<R>(&mut self, f: impl FnOnce() -> R) -> R {
         if self.state.is_none() {
+            let _ignoring = self.ignores_accesses.then(IgnoreScope::enter);
             return f();
         }
         // Walks of the task's stacks end here: the executor's frames further out are never
@@ -165,7 +184,124 @@ impl Task {
         swap_fences(&mut self.fences);
         swap_held(&mut self.held);
         swap_last_shared_post(&mut self.last_shared_post);
+        swap_depth(&mut self.ignore_depth);
         forget_known_stamps();
+    }
+}
+
+/// A task installed on the calling thread until this guard is dropped (`Task::install`): for
+/// work that a library runs between two of its calls rather than inside one closure (an
+/// iterator handed to code that consumes it). Dropping it gives the thread its own state back,
+/// then ends the task.
+///
+/// Invariant: while it lives, the task's state is the calling thread's; guards of one thread
+/// are dropped in the reverse order of their making.
+pub struct Installed {
+    task: Task,
+    installed: bool,
+    walk_range: (usize, usize),
+    _ignoring: Option<IgnoreScope>,
+}
+
+impl Task {
+    /// Installs the task on the calling thread until the guard is dropped, which also ends it.
+    pub fn install(mut self) -> Installed {
+        let installed = self.state.is_some() && swap_current(&mut self.state);
+        if installed {
+            self.exchange_locals();
+        }
+        let ignoring = self.ignores_accesses.then(IgnoreScope::enter);
+        Installed { task: self, installed, walk_range: stack::walk_range(), _ignoring: ignoring }
+    }
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        stack::restore_walk_range(self.walk_range);
+        if self.installed {
+            self.task.exchange_locals();
+            swap_current(&mut self.task.state);
+        }
+        self.task.end();
+    }
+}
+
+impl std::fmt::Debug for Installed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Installed").finish_non_exhaustive()
+    }
+}
+
+/// One spawn point from which tasks are forked later, on any thread: a parallel iterator's
+/// consuming call, whose pieces of work are split off on the pool's workers as they go. Made
+/// on the caller (its clock, check, and a new segment there, as a spawn); each `fork` is a task
+/// started from that clock with a slot of its own; every forked task's end posts into one
+/// clock, which `join` acquires on the caller.
+///
+/// Invariant: `end` is the join of the ends of the tasks forked so far that have ended; an
+/// `unordered` point has no origin, and its tasks ignore their accesses.
+pub struct ForkPoint {
+    origin: Option<ForkOrigin>,
+    end: Arc<SyncClock>,
+    site: &'static Location<'static>,
+    unordered: bool,
+}
+
+impl ForkPoint {
+    /// The fork point of the calling thread (or the task it runs as) at `site`; its tasks are
+    /// named `name` in reports (else `task N`).
+    pub fn new(name: Option<String>, site: &'static Location<'static>) -> ForkPoint {
+        let spawned_at = stack::capture();
+        let origin = with_current(|t| t.fork_origin(name, spawned_at, site, true));
+        ForkPoint { origin, end: Arc::new(SyncClock::new()), site, unordered: false }
+    }
+
+    /// A fork point for work driven where nobody who could join it waits (a parallel iterator
+    /// that rayon drives inside its own `join`, as `chain` does with its halves): nothing orders
+    /// its tasks with the caller, so they run as their threads with their accesses ignored,
+    /// never reported and never remembered, instead of being reported against the caller.
+    pub fn unordered(site: &'static Location<'static>) -> ForkPoint {
+        ForkPoint { origin: None, end: Arc::new(SyncClock::new()), site, unordered: true }
+    }
+
+    /// A task forked at the point, from any thread; its end posts into the point's end.
+    pub fn fork(&self) -> Task {
+        let state = self.origin.as_ref().and_then(ForkOrigin::fork).map(ChildSeed::into_state);
+        let (mut task, _) = Task::with_state(state, self.site);
+        task.end = self.end.clone();
+        task.ignores_accesses = self.unordered;
+        task
+    }
+
+    /// Acquires the ends of the tasks forked here that have ended (on the caller: their join,
+    /// once all did; in a task: what it is ordered after, as a reduction of two results).
+    pub fn join(&self, at: &'static Location<'static>) {
+        self.end.wait(SyncEvent { op: "joining", object: "tasks forked", created: None, at });
+    }
+}
+
+/// Makes the calling thread ignore its own accesses from now on, for good: a pool's worker,
+/// whose jobs racer did not fork (rayon's own, such as the half of a `chain` it drives) are
+/// ordered with nothing racer sees. Tasks installed on it still check theirs (each brings its
+/// own depth of ignore scopes).
+pub fn ignore_own_accesses_for_good() {
+    std::mem::forget(IgnoreScope::enter());
+}
+
+/// Whether the calling thread (or the task it runs as) ignores its accesses now.
+pub fn ignoring_accesses() -> bool {
+    crate::runtime::ignore::ignoring()
+}
+
+/// The calling thread's racer identity, or the task's it runs as (its serial number), if it has
+/// a state: tells whether work is driven by whoever made it.
+pub fn current_actor() -> Option<u64> {
+    with_current(|t| t.thread_ref.info().serial)
+}
+
+impl std::fmt::Debug for ForkPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ForkPoint").field("site", &self.site).finish_non_exhaustive()
     }
 }
 

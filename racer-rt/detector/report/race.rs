@@ -302,6 +302,9 @@ pub struct Access {
     /// The access was made inside a tokio task racer did not spawn (`tokio::spawn` itself):
     /// racer sees it as part of the worker thread that polled it.
     pub(crate) untracked_task: bool,
+    /// The access was made by a rayon worker running a job rayon started (`rayon::join`,
+    /// `par_iter`... used directly, not through `racer::rayon`).
+    pub(crate) rayon_job: bool,
     /// The thread is the test harness's thread of a test (named after the test, which it runs).
     pub(crate) test_thread: bool,
     /// The test the thread runs, or whose harness thread spawned it (directly).
@@ -526,6 +529,13 @@ impl Race {
                     "{thread} was polling a tokio task that tokio::spawn started, not racer, so racer takes the task for \
                      part of that thread and sees none of the task's own order: import spawn and tokio::sync from \
                      racer::tokio instead of tokio (racer::tokio::spawn), so each task is checked as a thread of its own"
+                ));
+            } else if access.rayon_job {
+                hints.push(format!(
+                    "{thread} is a rayon worker running a job that rayon started, not racer, so racer sees neither \
+                     what ordered the job after its caller nor its end: import join, scope, spawn, ThreadPool and the \
+                     prelude from racer::rayon instead of rayon (feature rayon), so each closure is checked as a task \
+                     forked from its caller and joined when the call returns"
                 ));
             } else if access.foreign_thread && !access.test_thread {
                 hints.push(format!(
@@ -800,7 +810,6 @@ fn adapter_for(function: &str) -> Option<(&'static str, &'static str)> {
             "crossbeam_utils::thread::scope",
             "use racer::thread::scope (std's scoped threads, its successor) instead",
         ),
-        (&["rayon_core::", "rayon::"], "a rayon job", "import rayon from racer::rayon (its prelude too)"),
         (&["crossbeam_channel::"], "crossbeam_channel", "import it from racer::crossbeam_channel"),
         (&["crossbeam_queue::"], "crossbeam_queue", "import it from racer::crossbeam_queue"),
         (&["flume::"], "flume", "import it from racer::flume"),
@@ -827,11 +836,8 @@ mod adapter_hint_tests {
 
     #[test]
     fn frames_of_a_crate_with_an_adapter_name_the_swap() {
-        let rayon = adapter_for("rayon_core::join::join_context::{{closure}}").unwrap();
-        assert_eq!(rayon.1, "import rayon from racer::rayon (its prelude too)");
-        let generic =
-            adapter_for("<rayon::iter::for_each::ForEachConsumer<F> as rayon::iter::plumbing::Folder<T>>::consume");
-        assert_eq!(generic.unwrap().0, "a rayon job");
+        let generic = adapter_for("<crossbeam_channel::channel::Receiver<T> as core::iter::Iterator>::next");
+        assert_eq!(generic.unwrap().0, "crossbeam_channel");
         assert_eq!(
             adapter_for("crossbeam_utils::thread::scope::{{closure}}").unwrap().0,
             "crossbeam_utils::thread::scope"
@@ -842,9 +848,11 @@ mod adapter_hint_tests {
     #[test]
     fn other_frames_name_none() {
         for function in [
-            "my_crate::rayon_like::run",
+            // rayon's jobs have a hint of their own (`Access::rayon_job`).
+            "rayon_core::join::join_context",
+            "my_crate::flume_like::run",
             "std::thread::scope",
-            "racer::rayon::join",
+            "racer::flume::unbounded",
             "core::ops::function::FnOnce::call_once",
         ] {
             assert_eq!(adapter_for(function), None, "{function}");

@@ -146,6 +146,7 @@ fn access(kind: AccessKind, r: &Record) -> Access {
     // Before the harness's frames are left out: they tell its threads.
     let test_thread = thread.foreign && thread.name.as_deref().is_some_and(|name| runs_test(name, &frames));
     let untracked_task = !thread.task && stack::cut_at_untracked_task(&mut frames);
+    let rayon_job = thread.foreign && !untracked_task && !test_thread && stack::runs_rayon_job(&frames);
     hide_generated(&mut frames);
     let mut test = test_thread.then(|| thread.name.clone()).flatten();
     let spawned_at = thread.spawned_at.map(|id| {
@@ -175,6 +176,7 @@ fn access(kind: AccessKind, r: &Record) -> Access {
         task: thread.task,
         spawned_by: thread.spawned_by.clone(),
         untracked_task,
+        rayon_job,
         test_thread,
         test,
         locks_held: held_locks::get(stack::held_locks(r.info.stack)),

@@ -34,3 +34,10 @@ impl Drop for IgnoreScope {
         let _ = DEPTH.try_with(|d| d.set(d.get().saturating_sub(1)));
     }
 }
+
+/// Exchanges the calling thread's depth with `depth`: a task installed on a thread brings its
+/// own (see `api/task.rs`), so a pool's worker that ignores its own accesses still checks its
+/// tasks'.
+pub fn swap_depth(depth: &mut u32) {
+    let _ = DEPTH.try_with(|d| *depth = d.replace(*depth));
+}

@@ -257,25 +257,41 @@ impl ThreadState {
         task: bool,
     ) -> Option<ChildSeed> {
         self.start_due_segment();
-        let (slot, epoch) = take_slot(Some(&self.clock))?;
-        let mut clock = self.clock.clone();
-        clock.set(slot, epoch);
-        let info = Arc::new(ThreadInfo {
-            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+        let spawned_by = self.thread_ref.info().label();
+        let seed = fork_seed(&self.clock, &self.scope, spawned_by, name, spawned_at, site, task)?;
+        self.note_spawn(site, task);
+        Some(seed)
+    }
+
+    /// The parent side of many forks made later, from other threads too (`ForkOrigin::fork`):
+    /// takes this clock as every child's start (the post) and starts a new segment here, as a
+    /// spawn does. Each child is a task (`task` true) or a thread named `name`.
+    pub fn fork_origin(
+        &mut self,
+        name: Option<String>,
+        spawned_at: StackId,
+        site: &'static Location<'static>,
+        task: bool,
+    ) -> ForkOrigin {
+        self.start_due_segment();
+        let origin = ForkOrigin {
+            clock: self.clock.clone(),
+            scope: self.scope.clone(),
+            spawned_by: self.thread_ref.info().label(),
             name,
-            spawned_at: Some(spawned_at),
-            foreign: false,
+            spawned_at,
+            site,
             task,
-            spawned_by: Some(self.thread_ref.info().label()),
-        });
+        };
+        self.note_spawn(site, task);
+        origin
+    }
+
+    /// The spawner's sync event of a fork at `site`, and its new segment.
+    fn note_spawn(&mut self, site: &'static Location<'static>, task: bool) {
         let object = if task { "a task" } else { "a thread" };
         self.note_sync(SyncEvent { op: "spawning", object, created: None, at: site });
         self.tick();
-        let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
-        // The child counts in its check's group from now, so a join of it that blocks before it
-        // runs is not taken for the last thread blocking.
-        crate::runtime::check_scope::join_group(&self.scope);
-        Some(ChildSeed { slot, clock, info, scope: self.scope.clone(), spawn_event })
     }
 
     /// Marks the thread's exit post, after which its slot may be reused by a spawner that has
@@ -290,6 +306,62 @@ impl ThreadState {
     pub fn post_exit_at_drop(&mut self, clock: Arc<SyncClock>, event: SyncEvent) {
         self.exit_post = Some((clock, event));
     }
+}
+
+/// A spawner's clock and identity as they were at one fork point, from which children are
+/// forked later on any thread (`racer_core::task::ForkPoint`): each `fork` is a spawn made at
+/// that point, with a slot of its own.
+pub struct ForkOrigin {
+    clock: VectorClock,
+    scope: Option<Arc<CheckScope>>,
+    spawned_by: String,
+    name: Option<String>,
+    spawned_at: StackId,
+    site: &'static Location<'static>,
+    task: bool,
+}
+
+impl ForkOrigin {
+    /// A child forked at the origin; `None` when no slot is left (the child then runs unchecked).
+    pub fn fork(&self) -> Option<ChildSeed> {
+        fork_seed(
+            &self.clock,
+            &self.scope,
+            self.spawned_by.clone(),
+            self.name.clone(),
+            self.spawned_at,
+            self.site,
+            self.task,
+        )
+    }
+}
+
+/// The child's side of a fork from a spawner whose clock is `clock` (before its tick): a slot
+/// and the spawner's clock with the child's epoch in it. The child counts in its check's group
+/// from now, so a join of it that blocks before it runs is not taken for the last thread blocking.
+fn fork_seed(
+    clock: &VectorClock,
+    scope: &Option<Arc<CheckScope>>,
+    spawned_by: String,
+    name: Option<String>,
+    spawned_at: StackId,
+    site: &'static Location<'static>,
+    task: bool,
+) -> Option<ChildSeed> {
+    let (slot, epoch) = take_slot(Some(clock))?;
+    let mut clock = clock.clone();
+    clock.set(slot, epoch);
+    let info = Arc::new(ThreadInfo {
+        serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+        name,
+        spawned_at: Some(spawned_at),
+        foreign: false,
+        task,
+        spawned_by: Some(spawned_by),
+    });
+    let spawn_event = SyncEvent { op: "starting from", object: "spawn", created: None, at: site };
+    crate::runtime::check_scope::join_group(scope);
+    Some(ChildSeed { slot, clock, info, scope: scope.clone(), spawn_event })
 }
 
 impl ChildSeed {

@@ -1,13 +1,16 @@
 //! `racer::tokio` with `race-detect`: tokio with each task a logical thread.
 //!
-//! Everything is tokio's own (`runtime`, `time`, `select!`, ...) except what orders tasks:
+//! Everything is tokio's own (`time`, `select!`, ...) except what starts or orders tasks:
 //! `spawn` and `task` (each task spawned here gets a detector state of its own, installed by
-//! every poll, see `racer_core::task`), and `sync` (each primitive posts to and waits on a
+//! every poll, see `racer_core::task`), `runtime` (`Runtime`, `Handle`, `LocalRuntime`,
+//! `Builder`, whose spawns are `spawn`'s), and `sync` (each primitive posts to and waits on a
 //! `HandOff` clock beside tokio's own primitive). A test build swaps `tokio::` for
-//! `racer::tokio::` in its `use` lines and nothing else.
+//! `racer::tokio::` in its `use` lines and nothing else; tests/tokio_names.rs (with
+//! `.ci/tokio-names`) checks that no public name of tokio's `task`, `sync` and `runtime` is missing.
 
 pub use tokio_crate::*;
 
+pub mod runtime;
 pub mod sync;
 pub mod task;
 

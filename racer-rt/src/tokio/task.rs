@@ -21,9 +21,11 @@ use crate::task::{__racer_task_poll_blocking, AsTask, Tracked};
 use tokio_crate::task as tt;
 
 pub use tt::{
-    block_in_place, consume_budget, id, try_id, unconstrained, yield_now, AbortHandle, Id, JoinError, LocalKey,
-    LocalSet, Unconstrained,
+    block_in_place, consume_budget, coop, futures, id, try_id, unconstrained, yield_now, AbortHandle, Id, JoinError,
+    LocalEnterGuard, LocalKey, Unconstrained,
 };
+
+use super::runtime::{Handle, Runtime};
 
 /// The future tokio runs for a task spawned through racer at `site`: the user's, polled and
 /// dropped as `task`.
@@ -99,9 +101,47 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
+    spawn_with(future, tt::spawn)
+}
+
+/// A task forked from the caller's clock at the caller's site, its future given to `start`
+/// (tokio's `spawn` on some runtime).
+#[track_caller]
+pub(crate) fn spawn_with<F: Future>(
+    future: F,
+    start: impl FnOnce(AsTask<F>) -> tt::JoinHandle<F::Output>,
+) -> JoinHandle<F::Output> {
     let site = Location::caller();
     let (task, end) = fork(site);
-    JoinHandle::new(tt::spawn(tracked(future, task, site)), end, site)
+    JoinHandle::new(start(tracked(future, task, site)), end, site)
+}
+
+/// A blocking closure, as a task of its own, for tokio's `spawn_blocking`.
+pub(crate) type Blocking<R> = Box<dyn FnOnce() -> R + Send + 'static>;
+
+/// A blocking closure run as a task forked from the caller's clock, given to `start` (tokio's
+/// `spawn_blocking` on some runtime).
+#[track_caller]
+pub(crate) fn spawn_blocking_with<F, R>(f: F, start: impl FnOnce(Blocking<R>) -> tt::JoinHandle<R>) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let site = Location::caller();
+    let (task, end) = fork(site);
+    JoinHandle::new(start(Box::new(move || __racer_task_poll_blocking(task, f))), end, site)
+}
+
+/// A local task (part of its thread) at the caller's site, its future given to `start`
+/// (tokio's `spawn_local` on some `LocalSet` or `LocalRuntime`).
+#[track_caller]
+pub(crate) fn spawn_local_with<F: Future>(
+    future: F,
+    start: impl FnOnce(AsTask<F>) -> tt::JoinHandle<F::Output>,
+) -> JoinHandle<F::Output> {
+    let site = Location::caller();
+    let (task, end) = Task::on_its_thread(site);
+    JoinHandle::new(start(tracked(future, task, site)), end, site)
 }
 
 /// Runs a blocking closure on tokio's blocking pool, as `tokio::task::spawn_blocking`: a
@@ -112,9 +152,7 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let site = Location::caller();
-    let (task, end) = fork(site);
-    JoinHandle::new(tt::spawn_blocking(move || __racer_task_poll_blocking(task, f)), end, site)
+    spawn_blocking_with(f, tt::spawn_blocking)
 }
 
 /// Spawns a `!Send` task on the current `LocalSet`, as `tokio::task::spawn_local`. It never
@@ -126,9 +164,62 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    let site = Location::caller();
-    let (task, end) = Task::on_its_thread(site);
-    JoinHandle::new(tt::spawn_local(tracked(future, task, site)), end, site)
+    spawn_local_with(future, tt::spawn_local)
+}
+
+/// A set of `!Send` tasks run on one thread, as tokio's `LocalSet`: its tasks run as part of
+/// that thread (as `spawn_local`'s) and return racer's `JoinHandle`.
+#[derive(Debug, Default)]
+pub struct LocalSet {
+    pub(crate) inner: tt::LocalSet,
+}
+
+impl LocalSet {
+    pub fn new() -> LocalSet {
+        LocalSet { inner: tt::LocalSet::new() }
+    }
+
+    pub fn enter(&self) -> LocalEnterGuard {
+        self.inner.enter()
+    }
+
+    /// Spawns a `!Send` task on this set, as `racer::tokio::task::spawn_local`.
+    #[track_caller]
+    pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        spawn_local_with(future, |f| self.inner.spawn_local(f))
+    }
+
+    /// Runs `future` and this set's tasks on the calling thread until `future` ends.
+    #[track_caller]
+    pub fn block_on<F>(&self, rt: &Runtime, future: F) -> F::Output
+    where
+        F: Future,
+    {
+        self.inner.block_on(&rt.inner, future)
+    }
+
+    pub async fn run_until<F>(&self, future: F) -> F::Output
+    where
+        F: Future,
+    {
+        self.inner.run_until(future).await
+    }
+
+    pub fn id(&self) -> tokio_crate::runtime::Id {
+        self.inner.id()
+    }
+}
+
+impl Future for LocalSet {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.inner).poll(cx)
+    }
 }
 
 /// A collection of tasks spawned on a runtime, as tokio's `JoinSet`: each is a logical thread,
@@ -208,14 +299,14 @@ impl<T: 'static> JoinSet<T> {
     }
 
     #[track_caller]
-    pub fn spawn_on<F>(&mut self, task: F, handle: &tokio_crate::runtime::Handle) -> AbortHandle
+    pub fn spawn_on<F>(&mut self, task: F, handle: &Handle) -> AbortHandle
     where
         F: Future<Output = T> + Send + 'static,
         T: Send,
     {
         let site = Location::caller();
         let (task_state, end) = fork(site);
-        let handle = self.inner.spawn_on(tracked(task, task_state, site), handle);
+        let handle = self.inner.spawn_on(tracked(task, task_state, site), &handle.inner);
         self.track(handle, end)
     }
 
@@ -231,6 +322,17 @@ impl<T: 'static> JoinSet<T> {
     }
 
     #[track_caller]
+    pub fn spawn_local_on<F>(&mut self, task: F, local_set: &LocalSet) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+    {
+        let site = Location::caller();
+        let (task_state, end) = Task::on_its_thread(site);
+        let handle = self.inner.spawn_local_on(tracked(task, task_state, site), &local_set.inner);
+        self.track(handle, end)
+    }
+
+    #[track_caller]
     pub fn spawn_blocking<F>(&mut self, f: F) -> AbortHandle
     where
         F: FnOnce() -> T + Send + 'static,
@@ -238,6 +340,17 @@ impl<T: 'static> JoinSet<T> {
     {
         let (task, end) = fork(Location::caller());
         let handle = self.inner.spawn_blocking(move || __racer_task_poll_blocking(task, f));
+        self.track(handle, end)
+    }
+
+    #[track_caller]
+    pub fn spawn_blocking_on<F>(&mut self, f: F, handle: &Handle) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send,
+    {
+        let (task, end) = fork(Location::caller());
+        let handle = self.inner.spawn_blocking_on(move || __racer_task_poll_blocking(task, f), &handle.inner);
         self.track(handle, end)
     }
 
@@ -249,11 +362,7 @@ impl<T: 'static> JoinSet<T> {
 
     pub async fn join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
         let result = self.inner.join_next_with_id().await?;
-        let id = match &result {
-            Ok((id, _)) => *id,
-            Err(e) => e.id(),
-        };
-        self.joined(id);
+        self.joined(result_id(&result));
         Some(result)
     }
 
@@ -262,12 +371,26 @@ impl<T: 'static> JoinSet<T> {
         Some(self.take(result))
     }
 
+    pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        let result = self.inner.try_join_next_with_id()?;
+        self.joined(result_id(&result));
+        Some(result)
+    }
+
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
         match self.inner.poll_join_next_with_id(cx) {
             Poll::Ready(Some(result)) => Poll::Ready(Some(self.take(result))),
             Poll::Ready(None) => Poll::Ready(None),
             Poll::Pending => Poll::Pending,
         }
+    }
+
+    pub fn poll_join_next_with_id(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<(Id, T), JoinError>>> {
+        let out = self.inner.poll_join_next_with_id(cx);
+        if let Poll::Ready(Some(result)) = &out {
+            self.joined(result_id(result));
+        }
+        out
     }
 
     /// Waits for every task and joins each, as tokio's `join_all` (which panics if one did).
@@ -297,5 +420,47 @@ impl<T: 'static> JoinSet<T> {
     pub fn detach_all(&mut self) {
         self.inner.detach_all();
         self.ends.lock().unwrap_or_else(PoisonError::into_inner).clear();
+    }
+}
+
+/// The id of the task whose result (or error) this is.
+fn result_id<T>(result: &Result<(Id, T), JoinError>) -> Id {
+    match result {
+        Ok((id, _)) => *id,
+        Err(e) => e.id(),
+    }
+}
+
+/// Spawns each future as a task of a new set, as tokio's (each forked from the caller).
+impl<T, F> std::iter::FromIterator<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = F>>(iter: I) -> Self {
+        let mut set = JoinSet::new();
+        set.extend(iter);
+        set
+    }
+}
+
+/// Spawns each future as a task of the set, as tokio's (each forked from the caller).
+impl<T, F> std::iter::Extend<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    #[track_caller]
+    fn extend<I>(&mut self, iter: I)
+    where
+        I: IntoIterator<Item = F>,
+    {
+        let site = Location::caller();
+        for future in iter {
+            let (task_state, end) = fork(site);
+            let handle = self.inner.spawn(tracked(future, task_state, site));
+            self.track(handle, end);
+        }
     }
 }

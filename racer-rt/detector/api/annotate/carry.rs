@@ -58,7 +58,20 @@ impl<T> Carry<T> {
     /// adapters.
     #[doc(hidden)]
     pub fn released(value: T, object: &'static str, op: &'static str, at: &'static Location<'static>) -> Carry<T> {
-        let hand = HandOff::new(object, at);
+        Carry::released_on(value, object, at, op, at)
+    }
+
+    /// [`released`](Carry::released) on a primitive made at `created` (a channel's creation),
+    /// which reports name beside the operation.
+    #[doc(hidden)]
+    pub fn released_on(
+        value: T,
+        object: &'static str,
+        created: &'static Location<'static>,
+        op: &'static str,
+        at: &'static Location<'static>,
+    ) -> Carry<T> {
+        let hand = HandOff::new(object, created);
         hand.release(op, at);
         Carry { value, hand }
     }

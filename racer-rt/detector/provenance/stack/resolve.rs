@@ -65,6 +65,15 @@ pub fn cut_at_untracked_task(frames: &mut Vec<Frame>) -> bool {
     task
 }
 
+/// Whether `frames` run a job of rayon's thread pool (a closure rayon called on its worker),
+/// which `racer::rayon` would have run as a task of its own.
+pub fn runs_rayon_job(frames: &[Frame]) -> bool {
+    frames.iter().any(|f| {
+        let path = f.function.trim_start_matches('<');
+        path.starts_with("rayon_core::") || path.starts_with("rayon::")
+    })
+}
+
 /// Frames left out of reports: racer's own, the unwinding and closure-call glue between the
 /// user's frames, and std's internals (a user frame is never hidden behind them), whether std's
 /// source is the toolchain's (`/rustc/...`) or a local copy (the `rust-src` component).
@@ -84,26 +93,6 @@ fn shorten(path: &str) -> String {
     match CWD.as_deref() {
         Some(cwd) if path.starts_with(cwd) => path[cwd.len()..].to_string(),
         _ => path.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// std's frames are left out by where their source is, also when it is the local copy
-    /// the `rust-src` component installs (every rust-analyzer user has it), not `/rustc/`.
-    #[test]
-    fn std_frames_are_left_out_wherever_their_source_is() {
-        let local = "/home/u/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/lib/rustlib/src/rust/library/core/src/option.rs";
-        let map = "core::option::Option<&mut racer_rt::thread_state::ThreadState>::map<()>";
-        assert!(is_own_frame(map, Some(local)));
-        assert!(is_own_frame(map, Some("/rustc/59807616e1fa/library/core/src/option.rs")));
-        assert!(is_own_frame("racer_core::shadow::CellMeta::access_slow", None));
-        assert!(is_own_frame("racer_core_44ccd18867b19d7f::api::thread::fork", None));
-        assert!(is_own_frame("<racer_core_44ccd18867b19d7f::sync::Mutex<T>>::lock", None));
-        assert!(!is_own_frame("my_crate::worker", Some("src/lib.rs")));
-        assert!(!is_own_frame("core::option::Option<T>::map", Some("src/rustlib_notes.rs")));
     }
 }
 
@@ -129,4 +118,24 @@ pub fn inside_last_std_arc_drop(id: StackId) -> bool {
 /// `alloc::sync::Arc<T,A>::drop_slow` as legacy and v0 symbol names print it.
 fn is_std_arc_drop_slow(function: &str) -> bool {
     function.ends_with("::drop_slow") && function.contains("alloc::sync::Arc<")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// std's frames are left out by where their source is, also when it is the local copy
+    /// the `rust-src` component installs (every rust-analyzer user has it), not `/rustc/`.
+    #[test]
+    fn std_frames_are_left_out_wherever_their_source_is() {
+        let local = "/home/u/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/lib/rustlib/src/rust/library/core/src/option.rs";
+        let map = "core::option::Option<&mut racer_rt::thread_state::ThreadState>::map<()>";
+        assert!(is_own_frame(map, Some(local)));
+        assert!(is_own_frame(map, Some("/rustc/59807616e1fa/library/core/src/option.rs")));
+        assert!(is_own_frame("racer_core::shadow::CellMeta::access_slow", None));
+        assert!(is_own_frame("racer_core_44ccd18867b19d7f::api::thread::fork", None));
+        assert!(is_own_frame("<racer_core_44ccd18867b19d7f::sync::Mutex<T>>::lock", None));
+        assert!(!is_own_frame("my_crate::worker", Some("src/lib.rs")));
+        assert!(!is_own_frame("core::option::Option<T>::map", Some("src/rustlib_notes.rs")));
+    }
 }

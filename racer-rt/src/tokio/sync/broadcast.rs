@@ -186,8 +186,13 @@ impl<T: Clone> Receiver<T> {
     /// Receives the next value: as tokio's `recv`.
     #[track_caller]
     pub fn recv(&mut self) -> impl Future<Output = Result<T, RecvError>> + '_ {
-        let at = Location::caller();
-        async move { self.inner.recv().await.map(|m| m.received(at)) }
+        self.recv_at(Location::caller())
+    }
+
+    /// As `recv`, the value received at `at` (`racer::tokio_stream`'s `BroadcastStream`: where
+    /// the stream was made).
+    pub(crate) async fn recv_at(&mut self, at: &'static Location<'static>) -> Result<T, RecvError> {
+        self.inner.recv().await.map(|m| m.received(at))
     }
 
     /// Receives the next value if there is one: as tokio's `try_recv`.

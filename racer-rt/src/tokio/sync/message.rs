@@ -1,40 +1,33 @@
-//! A message of a wrapped channel, with a clock of its own: its send releases into it and its
-//! receive acquires it, so that a receiver is ordered after the sends of the messages it took
-//! and of no other.
+//! A message of a wrapped channel, with a clock of its own (`racer::annotate::Carry`, the one way
+//! racer-rt carries a clock with a value): its send releases into it and its receive acquires
+//! it, so that a receiver is ordered after the sends of the messages it took and of no other.
 
 use std::panic::Location;
 use std::sync::Arc;
 
+use racer_core::annotate::Carry;
 use racer_core::task::HandOff;
 
 const SENDING: &str = "sending on";
 const RECEIVING: &str = "receiving from";
 
 /// A message of an `mpsc` or `oneshot` channel.
-pub(super) struct Message<T> {
-    pub(super) value: T,
-    hand: HandOff,
+pub(super) type Message<T> = Carry<T>;
+
+/// `value`, sent at `at` on a channel of kind `object` made at `created`: the sender's release
+/// into the message's new clock.
+pub(super) fn sent<T>(
+    value: T,
+    object: &'static str,
+    created: &'static Location<'static>,
+    at: &'static Location<'static>,
+) -> Message<T> {
+    Carry::released_on(value, object, created, SENDING, at)
 }
 
-impl<T> Message<T> {
-    /// `value`, sent at `at` on a channel of kind `object` made at `created`: the sender's
-    /// release into the message's new clock.
-    pub(super) fn sent(
-        value: T,
-        object: &'static str,
-        created: &'static Location<'static>,
-        at: &'static Location<'static>,
-    ) -> Message<T> {
-        let hand = HandOff::new(object, created);
-        hand.release(SENDING, at);
-        Message { value, hand }
-    }
-
-    /// The value, received at `at`: the receiver's acquire of the message's clock.
-    pub(super) fn received(self, at: &'static Location<'static>) -> T {
-        self.hand.acquire(RECEIVING, at);
-        self.value
-    }
+/// The value of a message received at `at`: the receiver's acquire of the message's clock.
+pub(super) fn received<T>(message: Message<T>, at: &'static Location<'static>) -> T {
+    message.acquired(RECEIVING, at)
 }
 
 /// A message of a `broadcast` channel: each receiver takes a clone, which shares the clock.
@@ -44,7 +37,7 @@ pub(super) struct SharedMessage<T> {
 }
 
 impl<T> SharedMessage<T> {
-    /// As `Message::sent`.
+    /// As [`sent`].
     pub(super) fn sent(
         value: T,
         object: &'static str,
@@ -56,7 +49,7 @@ impl<T> SharedMessage<T> {
         SharedMessage { value, hand: Arc::new(hand) }
     }
 
-    /// As `Message::received`.
+    /// As [`received`].
     pub(super) fn received(self, at: &'static Location<'static>) -> T {
         self.hand.acquire(RECEIVING, at);
         self.value

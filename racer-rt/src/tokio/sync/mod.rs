@@ -29,8 +29,8 @@
 //! as tokio's own: the error types (`TryLockError`, `AcquireError`, `SetError`, the modules
 //! `mpsc::error` and the like, which is what the wrappers return, values given back included),
 //! `BarrierWaitResult` and `watch::Ref`, which order nothing themselves. A wrapped channel's ends
-//! are not tokio's types, so they do not fit APIs written for tokio's
-//! (`tokio_stream::wrappers::ReceiverStream`, ...).
+//! are not tokio's types, so they do not fit APIs written for tokio's; tokio-stream's wrappers
+//! over them are in `racer::tokio_stream::wrappers` (feature `tokio-stream`).
 
 pub use tokio_crate::sync::*;
 

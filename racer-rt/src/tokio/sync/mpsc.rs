@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio_crate::sync::mpsc as tm;
 
-use super::message::Message;
+use super::message::{received, sent, Message};
 
 pub use tokio_crate::sync::mpsc::*;
 
@@ -23,19 +23,19 @@ type Msg<T> = Message<T>;
 
 /// Takes the value back out of an error of tokio's that carries a message.
 fn send_error<T>(e: tm::error::SendError<Msg<T>>) -> SendError<T> {
-    SendError(e.0.value)
+    SendError(e.0.returned())
 }
 
 fn try_send_error<T>(e: tm::error::TrySendError<Msg<T>>) -> TrySendError<T> {
     match e {
-        tm::error::TrySendError::Full(m) => TrySendError::Full(m.value),
-        tm::error::TrySendError::Closed(m) => TrySendError::Closed(m.value),
+        tm::error::TrySendError::Full(m) => TrySendError::Full(m.returned()),
+        tm::error::TrySendError::Closed(m) => TrySendError::Closed(m.returned()),
     }
 }
 
 /// The values of `messages`, received at `at`, appended to `buffer`.
 fn received_many<T>(messages: Vec<Msg<T>>, buffer: &mut Vec<T>, at: &'static Location<'static>) {
-    buffer.extend(messages.into_iter().map(|m| m.received(at)));
+    buffer.extend(messages.into_iter().map(|m| received(m, at)));
 }
 
 // === bounded ===
@@ -91,7 +91,7 @@ macro_rules! receiver_methods {
         #[track_caller]
         pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
             let at = Location::caller();
-            async move { self.inner.recv().await.map(|m| m.received(at)) }
+            async move { self.inner.recv().await.map(|m| received(m, at)) }
         }
 
         /// Receives up to `limit` values into `buffer`: as tokio's `recv_many`.
@@ -114,14 +114,14 @@ macro_rules! receiver_methods {
         #[track_caller]
         pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
             let at = Location::caller();
-            self.inner.try_recv().map(|m| m.received(at))
+            self.inner.try_recv().map(|m| received(m, at))
         }
 
         /// Receives the next value, blocking the thread: as tokio's `blocking_recv`.
         #[track_caller]
         pub fn blocking_recv(&mut self) -> Option<T> {
             let at = Location::caller();
-            self.inner.blocking_recv().map(|m| m.received(at))
+            self.inner.blocking_recv().map(|m| received(m, at))
         }
 
         /// Receives up to `limit` values, blocking the thread: as tokio's `blocking_recv_many`.
@@ -157,8 +157,13 @@ macro_rules! receiver_methods {
         /// Polls for the next value: as tokio's `poll_recv`.
         #[track_caller]
         pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-            let at = Location::caller();
-            self.inner.poll_recv(cx).map(|m| m.map(|m| m.received(at)))
+            self.poll_recv_at(cx, Location::caller())
+        }
+
+        /// As `poll_recv`, the value received at `at` (`racer::tokio_stream`'s streams: where
+        /// the stream was made).
+        pub(crate) fn poll_recv_at(&mut self, cx: &mut Context<'_>, at: &'static Location<'static>) -> Poll<Option<T>> {
+            self.inner.poll_recv(cx).map(|m| m.map(|m| received(m, at)))
         }
 
         /// Polls for up to `limit` values: as tokio's `poll_recv_many`.
@@ -205,7 +210,7 @@ impl<T> fmt::Debug for Receiver<T> {
 
 impl<T> Sender<T> {
     fn message(&self, value: T, at: &'static Location<'static>) -> Msg<T> {
-        Message::sent(value, OBJECT, self.created, at)
+        sent(value, OBJECT, self.created, at)
     }
 
     /// Sends a value, waiting for room: as tokio's `send`.
@@ -241,8 +246,8 @@ impl<T> Sender<T> {
         async move {
             let message = self.message(value, at);
             self.inner.send_timeout(message, timeout).await.map_err(|e| match e {
-                tm::error::SendTimeoutError::Timeout(m) => SendTimeoutError::Timeout(m.value),
-                tm::error::SendTimeoutError::Closed(m) => SendTimeoutError::Closed(m.value),
+                tm::error::SendTimeoutError::Timeout(m) => SendTimeoutError::Timeout(m.returned()),
+                tm::error::SendTimeoutError::Closed(m) => SendTimeoutError::Closed(m.returned()),
             })
         }
     }
@@ -370,7 +375,7 @@ impl<T> Permit<'_, T> {
     /// Sends a value in the reserved slot: as tokio's `Permit::send`.
     #[track_caller]
     pub fn send(self, value: T) {
-        self.inner.send(Message::sent(value, OBJECT, self.created, Location::caller()));
+        self.inner.send(sent(value, OBJECT, self.created, Location::caller()));
     }
 }
 
@@ -407,7 +412,7 @@ impl<T> OwnedPermit<T> {
     #[track_caller]
     pub fn send(self, value: T) -> Sender<T> {
         let created = self.created;
-        let inner = self.inner.send(Message::sent(value, OBJECT, created, Location::caller()));
+        let inner = self.inner.send(sent(value, OBJECT, created, Location::caller()));
         Sender { inner, created }
     }
 
@@ -476,7 +481,7 @@ impl<T> UnboundedSender<T> {
     /// Sends a value: as tokio's `UnboundedSender::send`.
     #[track_caller]
     pub fn send(&self, message: T) -> Result<(), SendError<T>> {
-        let message = Message::sent(message, OBJECT, self.created, Location::caller());
+        let message = sent(message, OBJECT, self.created, Location::caller());
         self.inner.send(message).map_err(send_error)
     }
 

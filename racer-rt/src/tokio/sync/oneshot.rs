@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use tokio_crate::sync::oneshot as to;
 
-use super::message::Message;
+use super::message::{received, sent, Message};
 
 pub use tokio_crate::sync::oneshot::*;
 
@@ -41,8 +41,8 @@ impl<T> Sender<T> {
     /// Sends the value, or gives it back if the receiver is gone: as tokio's `send`.
     #[track_caller]
     pub fn send(self, t: T) -> Result<(), T> {
-        let message = Message::sent(t, OBJECT, self.created, Location::caller());
-        self.inner.send(message).map_err(|m| m.value)
+        let message = sent(t, OBJECT, self.created, Location::caller());
+        self.inner.send(message).map_err(|m| m.returned())
     }
 
     /// Completes when the receiver was dropped or closed: as tokio's `closed`.
@@ -87,14 +87,14 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let at = Location::caller();
-        self.inner.try_recv().map(|m| m.received(at))
+        self.inner.try_recv().map(|m| received(m, at))
     }
 
     /// Waits for the value, blocking the thread: as tokio's `blocking_recv`.
     #[track_caller]
     pub fn blocking_recv(self) -> Result<T, RecvError> {
         let at = Location::caller();
-        self.inner.blocking_recv().map(|m| m.received(at))
+        self.inner.blocking_recv().map(|m| received(m, at))
     }
 }
 
@@ -106,7 +106,7 @@ impl<T> Future for Receiver<T> {
     #[track_caller]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let at = Location::caller();
-        Pin::new(&mut self.inner).poll(cx).map(|r| r.map(|m| m.received(at)))
+        Pin::new(&mut self.inner).poll(cx).map(|r| r.map(|m| received(m, at)))
     }
 }
 

@@ -54,8 +54,14 @@ impl<T> Receiver<T> {
     /// As `borrow`, marking the value seen: as tokio's `borrow_and_update`.
     #[track_caller]
     pub fn borrow_and_update(&mut self) -> Ref<'_, T> {
+        self.borrow_and_update_at(Location::caller())
+    }
+
+    /// As `borrow_and_update`, the value received at `at` (`racer::tokio_stream`'s
+    /// `WatchStream`: where the stream was made).
+    pub(crate) fn borrow_and_update_at(&mut self, at: &'static Location<'static>) -> Ref<'_, T> {
         let value = self.inner.borrow_and_update();
-        self.hand.acquire("receiving from", Location::caller());
+        self.hand.acquire("receiving from", at);
         value
     }
 
@@ -87,12 +93,15 @@ impl<T> Receiver<T> {
     /// Waits for a value not yet seen: as tokio's `changed`.
     #[track_caller]
     pub fn changed(&mut self) -> impl Future<Output = Result<(), RecvError>> + '_ {
-        let at = Location::caller();
-        async move {
-            self.inner.changed().await?;
-            self.hand.acquire("receiving from", at);
-            Ok(())
-        }
+        self.changed_at(Location::caller())
+    }
+
+    /// As `changed`, the new value's send acquired at `at` (`racer::tokio_stream`'s
+    /// `WatchStream`: where the stream was made).
+    pub(crate) async fn changed_at(&mut self, at: &'static Location<'static>) -> Result<(), RecvError> {
+        self.inner.changed().await?;
+        self.hand.acquire("receiving from", at);
+        Ok(())
     }
 
     /// Waits for a value for which `f` holds: as tokio's `wait_for`. Each value `f` is given is
