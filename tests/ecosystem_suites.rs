@@ -48,10 +48,11 @@
 //! (never this build's lock), shared between the crates and between runs. They need the
 //! registry and build for a few minutes the first time, so each test here is skipped, with a
 //! printed line, unless `RACER_REGISTRY_SUITES=1` (the child runner and the switch:
-//! `tests/child_support/cargo.rs`). jwalk's tests need the facade feature `rayon` too, and
-//! internment's `dashmap` and `once_cell`:
+//! `tests/child_support/cargo.rs`). rusty_pool's tests need the facade features
+//! `crossbeam-channel` and `futures`, jwalk's `rayon` too, and internment's `dashmap` and
+//! `once_cell`; `adapters` has them all:
 //!
-//!     RACER_REGISTRY_SUITES=1 cargo test --features race-detect,crossbeam-channel,futures,rayon,dashmap,once_cell --test ecosystem_suites -- --nocapture
+//!     RACER_REGISTRY_SUITES=1 cargo test --features race-detect,adapters --test ecosystem_suites -- --nocapture
 
 #![cfg(all(unix, feature = "race-detect", feature = "crossbeam-channel", feature = "futures"))]
 
@@ -528,9 +529,10 @@ fn jwalk_unswapped_gets_false_reports() {
     assert_eq!(r.passed(), 0, "{}", r.all());
 }
 
-/// internment's own edit: the grouped `use std::{..., sync::{atomic::{...}, Arc}}` of
-/// `src/arc_dst.rs` split into racer's atomics and std's `Arc` (its `ArcIntern<[T]>` and
-/// `ArcIntern<str>` share `src/arc.rs`'s counted box, whose count is racer's `AtomicUsize`).
+/// internment's own edit: the grouped `use std::{..., sync::{atomic::{...}, Arc}}` of its
+/// module `arc_dst` split into racer's atomics and std's `Arc` (its `ArcIntern<[T]>` and
+/// `ArcIntern<str>` share the counted box of its module `arc`, whose count is racer's
+/// `AtomicUsize` once swapped).
 #[cfg(all(feature = "dashmap", feature = "once_cell"))]
 const INTERNMENT_EDITS: &[(&str, &str, &str, usize)] = &[(
     "src/arc_dst.rs",

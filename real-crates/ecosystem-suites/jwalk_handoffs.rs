@@ -3,9 +3,10 @@
 //! directory's state is cloned into its subdirectories' specs and sent to whichever worker reads
 //! them (a crossbeam channel), and each directory's entries come back to the iterating thread
 //! through another. Not jwalk's: `tests/ecosystem_suites.rs` puts this file into the copy of
-//! jwalk whose imports it swapped (and into one it did not) as `tests/racer_handoffs.rs`, after
-//! the swap. Each walk is of jwalk's own `tests/assets/test_dir` (two subdirectories), on a pool
-//! of two threads built for it, `RUNS` times, each in its own `racer::check`.
+//! jwalk whose imports it swapped (and into one it did not) as its test target
+//! `racer_handoffs`, after the swap. Each walk is of jwalk's own `tests/assets/test_dir` (two
+//! subdirectories), on a pool of two threads built for it, `RUNS` times, each in its own
+//! `racer::check`.
 
 use std::panic::Location;
 use std::path::PathBuf;

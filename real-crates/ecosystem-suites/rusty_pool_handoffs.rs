@@ -1,8 +1,8 @@
 //! Data in a `racer::Shared` handed to rusty_pool's workers and back through rusty_pool's own
 //! hand-offs: a job through its crossbeam channel, a result through its futures oneshot, a future
 //! through its `ArcWake` task. Not rusty_pool's: `tests/ecosystem_suites.rs` puts this file into
-//! the copy of rusty_pool whose imports it swapped (and into one it did not), as
-//! `tests/racer_handoffs.rs`, after the swap. Each program runs `RUNS` times, each in its own
+//! the copy of rusty_pool whose imports it swapped (and into one it did not), as its test target
+//! `racer_handoffs`, after the swap. Each program runs `RUNS` times, each in its own
 //! `racer::check`.
 
 use std::panic::Location;
