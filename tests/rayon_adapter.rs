@@ -370,6 +370,62 @@ mod detect {
         iter_raced(|cell, site| pool.install(|| TWO.par_iter().for_each(|v| site(write(cell, *v)))));
     }
 
+    /// An iterator handing out the items of `inner` but receiving two at a time: the second is
+    /// kept for its next call (which rayon may make on another worker).
+    struct Pairs<I: Iterator> {
+        inner: I,
+        kept: Option<I::Item>,
+    }
+
+    impl<I: Iterator> Iterator for Pairs<I> {
+        type Item = I::Item;
+
+        fn next(&mut self) -> Option<I::Item> {
+            if let Some(kept) = self.kept.take() {
+                return Some(kept);
+            }
+            let item = self.inner.next()?;
+            self.kept = self.inner.next();
+            Some(item)
+        }
+    }
+
+    /// `par_bridge` over a channel's receiver: a thread writes each cell and sends it, the
+    /// bridged iterator's `next` receives it (rayon calls it on a worker, between two items of a
+    /// piece, outside the closures' tasks) and the closure given the item reads it, the
+    /// receive ordering the read; an item received by one call and handed out by the next
+    /// (`Pairs`, perhaps on another worker) too. 0 reports in 10 runs each.
+    #[test]
+    fn par_bridge_orders_what_its_iterator_received_before_the_items_closure() {
+        type Cell = std::sync::Arc<Shared<u64>>;
+        fn written_and_sent() -> (racer::thread::JoinHandle<()>, mpsc::Receiver<Cell>) {
+            let (tx, rx) = mpsc::channel::<Cell>();
+            let producer = racer::thread::spawn(move || {
+                for i in 0..64 {
+                    let cell = Cell::default();
+                    write(&cell, i);
+                    tx.send(cell).unwrap();
+                }
+            });
+            (producer, rx)
+        }
+        for _ in 0..RUNS {
+            let report = racer::check(|| {
+                let (producer, rx) = written_and_sent();
+                rx.into_iter().par_bridge().for_each(|cell| {
+                    read(&cell);
+                });
+                producer.join().unwrap();
+                let (producer, rx) = written_and_sent();
+                Pairs { inner: rx.into_iter(), kept: None }.par_bridge().for_each(|cell| {
+                    read(&cell);
+                });
+                producer.join().unwrap();
+            });
+            assert_no_race(&report);
+        }
+    }
+
     #[test]
     fn other_consuming_calls_and_sources_order_their_closures() {
         handed_over(|cell| {

@@ -56,8 +56,8 @@ pub mod iter {
     pub use rayon_crate::iter::*;
 
     pub use super::tracked::{
-        IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull,
-        ParallelDrainRange,
+        Bridged, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge,
+        ParallelDrainFull, ParallelDrainRange,
     };
 }
 

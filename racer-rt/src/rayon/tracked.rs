@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::ops::RangeBounds;
 use std::panic::Location;
 
-use racer_core::task::{current_actor, ForkPoint, Installed};
+use racer_core::task::{current_actor, ForkPoint, HandOff, Installed};
 use rayon_crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer};
 use rayon_crate::iter::{IndexedParallelIterator, IterBridge, ParallelIterator};
 use rayon_crate::slice::{
@@ -122,7 +122,8 @@ impl<'p, T, C: Consumer<T>> Consumer<T> for TrackedConsumer<'p, C> {
     fn into_folder(self) -> Self::Folder {
         let mut task = self.point.fork();
         let base = task.run(|| self.base.into_folder());
-        TrackedFolder { base, task }
+        let before = HandOff::new("a piece of rayon's work", self.site);
+        TrackedFolder { base, task, before, site: self.site }
     }
 
     fn full(&self) -> bool {
@@ -142,31 +143,42 @@ impl<T, C: UnindexedConsumer<T>> UnindexedConsumer<T> for TrackedConsumer<'_, C>
 
 /// One sequential piece of the work: every call into the user's folder runs as its task,
 /// which ends when the folder completes (or is dropped).
+///
+/// Invariant: each item `consume` is given was made, in program order, by whatever ran on the
+/// worker before the call (`par_bridge`'s producer calls the user's iterator there, outside the
+/// task, between two items): `before` is released there and acquired by the task before it
+/// consumes the item, so the item's making happens before its use.
 struct TrackedFolder<F> {
     base: F,
     task: racer_core::task::Task,
+    before: HandOff,
+    site: &'static Location<'static>,
 }
 
 impl<T, F: Folder<T>> Folder<T> for TrackedFolder<F> {
     type Result = F::Result;
 
     fn consume(self, item: T) -> Self {
-        let TrackedFolder { base, mut task } = self;
-        let base = task.run(|| base.consume(item));
-        TrackedFolder { base, task }
+        let TrackedFolder { base, mut task, before, site } = self;
+        before.release("making an item for", site);
+        let base = task.run(|| {
+            before.acquire("consuming an item in", site);
+            base.consume(item)
+        });
+        TrackedFolder { base, task, before, site }
     }
 
     fn consume_iter<It>(self, iter: It) -> Self
     where
         It: IntoIterator<Item = T>,
     {
-        let TrackedFolder { base, mut task } = self;
+        let TrackedFolder { base, mut task, before, site } = self;
         let base = task.run(|| base.consume_iter(iter));
-        TrackedFolder { base, task }
+        TrackedFolder { base, task, before, site }
     }
 
     fn complete(self) -> F::Result {
-        let TrackedFolder { base, mut task } = self;
+        let TrackedFolder { base, mut task, .. } = self;
         task.run(|| base.complete())
     }
 
@@ -434,15 +446,45 @@ impl<'data, I: rayon_crate::iter::IntoParallelRefMutIterator<'data> + ?Sized + '
     }
 }
 
-/// rayon's `ParallelBridge`, the iterator [`Tracked`].
+/// rayon's `ParallelBridge`, the iterator [`Tracked`], its calls to the bridged iterator
+/// ordered one after the other ([`Bridged`]).
 pub trait ParallelBridge: Sized {
-    fn par_bridge(self) -> Tracked<IterBridge<Self>>;
+    fn par_bridge(self) -> Tracked<IterBridge<Bridged<Self>>>;
 }
 
-impl<T: rayon_crate::iter::ParallelBridge> ParallelBridge for T {
+impl<T: Iterator + Send> ParallelBridge for T
+where
+    T::Item: Send,
+{
     #[track_caller]
-    fn par_bridge(self) -> Tracked<IterBridge<Self>> {
-        Tracked::new(rayon_crate::iter::ParallelBridge::par_bridge(self))
+    fn par_bridge(self) -> Tracked<IterBridge<Bridged<Self>>> {
+        let site = Location::caller();
+        let turns = HandOff::new("rayon::iter::IterBridge", site);
+        Tracked::new(rayon_crate::iter::ParallelBridge::par_bridge(Bridged { iter: self, turns, site }))
+    }
+}
+
+/// The iterator `par_bridge` bridges: rayon's workers call its `next` one at a time, under a
+/// lock of rayon's that racer does not see, so what one call did (a channel's receive, an item
+/// kept for a later call) happens before the next call, on whichever worker.
+///
+/// Invariant: every call of `iter.next()` runs between an acquire and a release of `turns`;
+/// `site` is where `par_bridge` was called.
+#[derive(Debug)]
+pub struct Bridged<I> {
+    iter: I,
+    turns: HandOff,
+    site: &'static Location<'static>,
+}
+
+impl<I: Iterator> Iterator for Bridged<I> {
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        self.turns.acquire("taking the next item of", self.site);
+        let item = self.iter.next();
+        self.turns.release("taking the next item of", self.site);
+        item
     }
 }
 
