@@ -54,15 +54,34 @@ pub fn resolve_shown(id: StackId) -> Vec<Frame> {
     frames
 }
 
+/// What started a piece of work tokio's runtime ran that racer did not spawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Untracked {
+    /// A task `tokio::spawn` (or a runtime's or handle's `spawn`) started.
+    Task,
+    /// A closure `tokio::task::spawn_blocking` (or a runtime's or handle's) started on tokio's
+    /// blocking pool.
+    Blocking,
+}
+
 /// Leaves out the frames of tokio's runtime (outermost last: the executor above the user's
-/// future) and tells whether they polled a task racer did not spawn (`tokio::spawn` itself):
-/// those are the frames of tokio's task harness.
-pub fn cut_at_untracked_task(frames: &mut Vec<Frame>) -> bool {
-    let runtime = |f: &Frame| f.function.strip_prefix('<').unwrap_or(&f.function).starts_with("tokio::runtime::");
-    let Some(first) = frames.iter().position(runtime) else { return false };
-    let task = frames[first..].iter().any(|f| f.function.trim_start_matches('<').starts_with("tokio::runtime::task::"));
+/// future) and tells whether they ran work racer did not spawn, and which: a task of
+/// `tokio::spawn` (the frames of tokio's task harness, `tokio::runtime::task::`) or a closure of
+/// `tokio::task::spawn_blocking` (the innermost of tokio's frames is then its blocking task's
+/// poll, `tokio::runtime::blocking::`; a multi-thread runtime's workers run inside the blocking
+/// pool too, but under their own frames).
+pub fn cut_at_untracked_task(frames: &mut Vec<Frame>) -> Option<Untracked> {
+    let path = |f: &Frame| f.function.trim_start_matches('<').to_string();
+    let Some(first) = frames.iter().position(|f| path(f).starts_with("tokio::runtime::")) else { return None };
+    let found = if path(&frames[first]).starts_with("tokio::runtime::blocking::") {
+        Some(Untracked::Blocking)
+    } else if frames[first..].iter().any(|f| path(f).starts_with("tokio::runtime::task::")) {
+        Some(Untracked::Task)
+    } else {
+        None
+    };
     frames.truncate(first);
-    task
+    found
 }
 
 /// Whether `frames` run a job of rayon's thread pool (a closure rayon called on its worker),
