@@ -76,11 +76,11 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> Result<TokenStream2, TokenS
     };
 
     validate(&func).map_err(|e| e.to_compile_error())?;
-    let func = if func.sig.asyncness.is_some() {
+    let (func, beside) = if func.sig.asyncness.is_some() {
         on_runtime(func, &args)?
     } else {
         args.no_runtime()?;
-        func
+        (func, TokenStream2::new())
     };
     if model && !matches!(func.sig.output, syn::ReturnType::Default) {
         return Err(
@@ -88,11 +88,12 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> Result<TokenStream2, TokenS
         );
     }
 
-    Ok(match (cfg!(feature = "race-detect"), model) {
+    let test = match (cfg!(feature = "race-detect"), model) {
         (true, true) => expand_model(func),
         (true, false) => expand_checked(func),
         (false, _) => expand_plain(func),
-    })
+    };
+    Ok(quote! { #test #beside })
 }
 
 /// The tokens used to point at a non-function item: its keyword and name if it has
@@ -346,7 +347,11 @@ impl Args {
 /// `#[tokio::test]` builds it (through `::racer::tokio`, so the user's crate needs racer's
 /// feature `tokio` and no tokio of its own). Under `race-detect` the runtime is built and
 /// run inside the test's `racer::check`, so every task it runs is in the check.
-fn on_runtime(mut func: ItemFn, args: &Args) -> Result<ItemFn, TokenStream2> {
+///
+/// With `unhandled_panic`, also the items to put beside the test: a function that sets it on
+/// the builder, outside the test so that a build without `--test` (a compile-fail test) shows
+/// tokio's error too when tokio has no `UnhandledPanic` (without `--cfg tokio_unstable`).
+fn on_runtime(mut func: ItemFn, args: &Args) -> Result<(ItemFn, TokenStream2), TokenStream2> {
     let asyncness = func.sig.asyncness.take();
     if args.model {
         return Err(syn::Error::new_spanned(
@@ -395,17 +400,26 @@ fn on_runtime(mut func: ItemFn, args: &Args) -> Result<ItemFn, TokenStream2> {
         Flavor::MultiThread => quote! { #krate::runtime::Builder::new_multi_thread() },
         Flavor::CurrentThread | Flavor::Local => quote! { #krate::runtime::Builder::new_current_thread() },
     };
+    let mut beside = TokenStream2::new();
+    if let Some((variant, _)) = &args.unhandled_panic {
+        // `runtime::UnhandledPanic` and `Builder::unhandled_panic` exist only under
+        // `--cfg tokio_unstable`: elsewhere this is tokio's own error, as with #[tokio::test].
+        let set = syn::Ident::new(&format!("__racer_unhandled_panic_{}", func.sig.ident.unraw()), Span::call_site());
+        let span = variant.span();
+        beside = quote_spanned! {span=>
+            #[doc(hidden)]
+            #[allow(dead_code, non_snake_case)]
+            fn #set(builder: &mut #krate::runtime::Builder) -> &mut #krate::runtime::Builder {
+                builder.unhandled_panic(#krate::runtime::UnhandledPanic::#variant)
+            }
+        };
+        builder = quote! { #set(&mut #builder) };
+    }
     if let Some(n) = &args.worker_threads {
         builder = quote! { #builder.worker_threads(#n) };
     }
     if let Some(paused) = &args.start_paused {
         builder = quote! { #builder.start_paused(#paused) };
-    }
-    if let Some((variant, _)) = &args.unhandled_panic {
-        // `runtime::UnhandledPanic` and `Builder::unhandled_panic` exist only under
-        // `--cfg tokio_unstable`: elsewhere this is tokio's own error, as with #[tokio::test].
-        let span = variant.span();
-        builder = quote_spanned! {span=> #builder.unhandled_panic(#krate::runtime::UnhandledPanic::#variant) };
     }
     if let Some(name) = &args.name {
         builder = quote! { #builder.name(#name) };
@@ -421,7 +435,7 @@ fn on_runtime(mut func: ItemFn, args: &Args) -> Result<ItemFn, TokenStream2> {
         #builder.enable_all().#build.expect("racer: failed to build the test's tokio runtime").block_on(body)
     }};
     func.block = Box::new(syn::parse2(body).map_err(|e| e.to_compile_error())?);
-    Ok(func)
+    Ok((func, beside))
 }
 
 /// Whether `attr` is a bare `#[test]` (the user wrote both attributes).
