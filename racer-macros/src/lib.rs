@@ -217,7 +217,9 @@ impl Args {
                         "flavor" | "worker_threads" | "start_paused" | "crate" | "unhandled_panic" | "name" => {
                             format!("The `{name}` attribute requires an argument.")
                         }
-                        "multi_thread" => "Set the runtime flavor with #[racer::test(flavor = \"multi_thread\")].".into(),
+                        "multi_thread" => {
+                            "Set the runtime flavor with #[racer::test(flavor = \"multi_thread\")].".into()
+                        }
                         "current_thread" => {
                             "Set the runtime flavor with #[racer::test(flavor = \"current_thread\")].".into()
                         }
@@ -226,7 +228,10 @@ impl Args {
                     return Err(err(p.span(), msg));
                 }
                 syn::Meta::List(l) => {
-                    return Err(err(l.span(), format!("Unknown attribute {} is specified; {EXPECTED}.", l.path.to_token_stream())))
+                    return Err(err(
+                        l.span(),
+                        format!("Unknown attribute {} is specified; {EXPECTED}.", l.path.to_token_stream()),
+                    ))
                 }
             };
             let value = &nv.value;
