@@ -72,7 +72,7 @@ pub enum Untracked {
 /// blocking pool too, but under the frames of the task they poll).
 pub fn cut_at_untracked_task(frames: &mut Vec<Frame>) -> Option<Untracked> {
     let path = |f: &Frame| f.function.trim_start_matches('<').to_string();
-    let Some(first) = frames.iter().position(|f| path(f).starts_with("tokio::runtime::")) else { return None };
+    let first = frames.iter().position(|f| path(f).starts_with("tokio::runtime::"))?;
     let found = if path(&frames[first]).starts_with("tokio::runtime::blocking::task::") {
         Some(Untracked::Blocking)
     } else if frames[first..].iter().any(|f| path(f).starts_with("tokio::runtime::task::")) {
