@@ -84,6 +84,36 @@ fn parallel_plain_tests_never_mix_their_reports() {
     );
 }
 
+/// A test in a module is named by its path, as libtest names it (`nested::name`), in the
+/// report and in the process's summary line.
+#[test]
+fn the_summary_names_a_test_in_a_module_by_its_path() {
+    let out = run_self(&["--exact", "nested::fixture_nested_plain", "--nocapture"], true);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(66), "{stderr}");
+    let reports = blocks(&stderr);
+    assert_eq!(reports.len(), 1, "{stderr}");
+    assert!(reports[0].contains("  In test `nested::fixture_nested_plain`\n"), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            "racer: 1 data race(s) reported in test(s) `nested::fixture_nested_plain`; exiting with status 66\n"
+        ),
+        "{stderr}"
+    );
+}
+
+/// The same for a `#[racer::test]` in a module: its failure's count line names it by its path.
+#[test]
+fn a_racer_test_in_a_module_is_named_by_its_path() {
+    let out = run_self(&["--exact", "nested::fixture_nested_racer", "--nocapture"], true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("test nested::fixture_nested_racer ... FAILED"), "{stdout}");
+    assert!(stderr.contains("  In test `nested::fixture_nested_racer`\n"), "{stderr}");
+    assert!(stderr.contains("racer: 1 data race(s) found in test `nested::fixture_nested_racer`\n"), "{stderr}");
+    assert!(!stderr.contains("found in test `fixture_nested_racer`"), "{stderr}");
+}
+
 /// Two checks in parallel threads, each with its own race: each report has its own race only.
 #[test]
 fn parallel_checks_keep_their_own_reports() {
@@ -175,4 +205,19 @@ fn fixture_plain_test_a() {
 #[test]
 fn fixture_plain_test_b() {
     write_after_helper("b", "helper_b", std::env::var_os(FIXTURE_SWITCH).is_none());
+}
+
+/// Fixtures in a module, for the tests that read how a test in a module is named.
+mod nested {
+    use super::{write_after_helper, FIXTURE_SWITCH};
+
+    #[test]
+    fn fixture_nested_plain() {
+        write_after_helper("a", "helper_n", std::env::var_os(FIXTURE_SWITCH).is_none());
+    }
+
+    #[racer::test]
+    fn fixture_nested_racer() {
+        write_after_helper("a", "helper_n", std::env::var_os(FIXTURE_SWITCH).is_none());
+    }
 }

@@ -119,6 +119,29 @@ fn racy_message_names_the_test() {
     h.join().unwrap();
 }
 
+/// A test in a module is named by its path, as libtest names it, not by its last segment.
+mod nested {
+    use racer::sync::Arc;
+    use racer::Shared;
+
+    #[cfg(feature = "race-detect")]
+    #[racer::test]
+    #[should_panic(expected = "data race(s) found in test `nested::racy_message_names_the_test_by_its_path`")]
+    fn racy_message_names_the_test_by_its_path() {
+        let cell = Arc::new(Shared::new(0u64));
+        let other = Arc::clone(&cell);
+        let h = racer::thread::spawn(move || other.with_mut(|p| unsafe { *p = 1 }));
+        cell.with_mut(|p| unsafe { *p = 2 });
+        h.join().unwrap();
+    }
+
+    #[racer::test]
+    fn passes_in_a_module() {
+        let cell = Arc::new(Shared::new(0u64));
+        cell.with_mut(|p| unsafe { *p = 1 });
+    }
+}
+
 /// `#[racer::test(model)]`: the body runs under `racer::model`, whose schedules find a Relaxed
 /// handoff (the reader reads the cell only in schedules where the flag was set first).
 #[cfg(feature = "race-detect")]

@@ -1,8 +1,18 @@
 //! Compile-fail tests of `#[racer::test]`: misuse is a clear error at the attribute,
 //! the same in both builds (the checks run before the expansion depends on the feature).
+//! `tokio_*`: the arguments of `#[tokio::test]` misused, rejected with tokio-macros' messages.
 
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
+}
+
+/// `unhandled_panic` without `--cfg tokio_unstable`: tokio has no `UnhandledPanic` then, and
+/// the error is tokio's own, as with `#[tokio::test(unhandled_panic = ...)]`.
+#[cfg(all(feature = "tokio", not(tokio_unstable)))]
+#[test]
+fn unhandled_panic_needs_tokio_unstable() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui_tokio/*.rs");
 }

@@ -257,3 +257,51 @@ mod readme {
         }
     }
 }
+
+/// A closure that `tokio::task::spawn_blocking` started on tokio's blocking pool (not racer's
+/// `spawn_blocking`) is named as such in a report, with its own fix (not `tokio::spawn`'s): its
+/// write, awaited through tokio's own handle, and the test's later one are unordered for racer.
+/// On both runtimes, in each of ten runs; the JSON says it too.
+#[cfg(feature = "race-detect")]
+#[test]
+fn a_blocking_closure_racer_did_not_spawn_is_named_with_its_fix() {
+    for (name, rt) in runtimes() {
+        for run in 0..10 {
+            let blocking_line = line!() + 4;
+            let report = check_on(rt, || async {
+                let cell = Arc::new(Shared::new(0u64));
+                let a = cell.clone();
+                tokio::task::spawn_blocking(move || unsafe { a.set(1) }).await.unwrap();
+                unsafe { cell.set(2) };
+            });
+            assert_eq!(report.len(), 1, "{name} run {run}: {report}");
+            let race = &report.races()[0];
+            assert_eq!(race.previous().location().line(), blocking_line, "{name}: {report}");
+            assert_eq!(race.current().location().line(), blocking_line + 1, "{name}: {report}");
+            let text = report.to_string();
+            assert!(text.contains("tokio::task::spawn_blocking started on tokio's blocking pool, not racer"), "{text}");
+            assert!(text.contains("(racer::tokio::task::spawn_blocking)"), "{text}");
+            assert!(!text.contains("tokio::spawn started"), "not the hint of a forgotten tokio::spawn: {text}");
+            assert!(!text.contains("tokio::runtime::"), "{text}");
+            let json = report.to_json();
+            assert!(json.contains("\"untracked_task\":true,\"untracked_blocking\":true"), "{json}");
+        }
+    }
+}
+
+/// The same closure through `racer::tokio::task::spawn_blocking`: its join orders it before the
+/// test's write, no report in ten runs on either runtime.
+#[test]
+fn a_blocking_closure_racer_spawned_is_ordered_by_its_join() {
+    for (name, rt) in runtimes() {
+        for run in 0..10 {
+            let report = check_on(rt, || async {
+                let cell = Arc::new(Shared::new(0u64));
+                let a = cell.clone();
+                racer::tokio::task::spawn_blocking(move || unsafe { a.set(1) }).await.unwrap();
+                unsafe { cell.set(2) };
+            });
+            assert!(report.is_empty(), "{name} run {run}: {report}");
+        }
+    }
+}

@@ -37,9 +37,14 @@ use syn::{Item, ItemFn};
 /// body then returns `()`.
 ///
 /// On an `async fn` (with racer's feature `tokio`) the body runs on a tokio runtime, as with
-/// `#[tokio::test]`, which takes the same arguments: `flavor = "current_thread"` (the default)
-/// or `"multi_thread"`, `worker_threads = N`, `start_paused = true`. Under `race-detect` each
-/// task spawned through `racer::tokio` is a logical thread, checked against the others.
+/// `#[tokio::test]`, with every argument `#[tokio::test]` (tokio-macros 2.7) takes and its
+/// checks: `flavor = "current_thread"` (the default), `"multi_thread"` or `"local"` (a
+/// `LocalRuntime`), `worker_threads = N` (multi-thread), `start_paused = true` (current-thread
+/// or local), `unhandled_panic = "ignore" | "shutdown_runtime"` (current-thread or local; it
+/// needs `--cfg tokio_unstable` as tokio's does), `crate = "path"` (the tokio crate to build the
+/// runtime from, `::racer::tokio` by default) and `name = "..."` (the runtime's name). Under
+/// `race-detect` each task spawned through `racer::tokio` is a logical thread, checked against
+/// the others.
 ///
 /// The function must be a plain, non-generic function without arguments. Every other
 /// attribute (`#[should_panic]`, `#[ignore]`, doc comments, `#[cfg]`, ...) is kept, in order.
@@ -71,11 +76,11 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> Result<TokenStream2, TokenS
     };
 
     validate(&func).map_err(|e| e.to_compile_error())?;
-    let func = if func.sig.asyncness.is_some() {
+    let (func, beside) = if func.sig.asyncness.is_some() {
         on_runtime(func, &args)?
     } else {
         args.no_runtime()?;
-        func
+        (func, TokenStream2::new())
     };
     if model && !matches!(func.sig.output, syn::ReturnType::Default) {
         return Err(
@@ -83,11 +88,12 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> Result<TokenStream2, TokenS
         );
     }
 
-    Ok(match (cfg!(feature = "race-detect"), model) {
+    let test = match (cfg!(feature = "race-detect"), model) {
         (true, true) => expand_model(func),
         (true, false) => expand_checked(func),
         (false, _) => expand_plain(func),
-    })
+    };
+    Ok(quote! { #test #beside })
 }
 
 /// The tokens used to point at a non-function item: its keyword and name if it has
@@ -144,66 +150,199 @@ fn validate(func: &ItemFn) -> syn::Result<()> {
     Ok(())
 }
 
-/// The attribute's arguments: `model`, or those `#[tokio::test]` takes for an `async fn`.
+/// The runtime flavors of `#[tokio::test]`.
+#[derive(Clone, Copy, PartialEq)]
+enum Flavor {
+    CurrentThread,
+    MultiThread,
+    Local,
+}
+
+/// The attribute's arguments: `model`, or those `#[tokio::test]` (tokio-macros 2.7) takes for an
+/// `async fn`: `flavor`, `worker_threads`, `start_paused`, `unhandled_panic`, `crate`, `name`.
 #[derive(Default)]
 struct Args {
     model: bool,
-    /// `flavor = "current_thread"` (the default, as tokio's) or `"multi_thread"`.
-    flavor: Option<syn::LitStr>,
+    /// `flavor = "current_thread"` (the default, as tokio's), `"multi_thread"` or `"local"`.
+    flavor: Option<(Flavor, Span)>,
     worker_threads: Option<syn::Expr>,
     start_paused: Option<syn::Expr>,
+    /// `unhandled_panic = "ignore" | "shutdown_runtime"`: the variant of tokio's
+    /// `runtime::UnhandledPanic` (which exists only under `--cfg tokio_unstable`, as for tokio).
+    unhandled_panic: Option<(syn::Ident, Span)>,
+    /// `crate = "path"`: the path of the tokio crate the runtime is built from (default
+    /// `::racer::tokio`).
+    crate_path: Option<syn::Path>,
+    /// `name = "..."`: the runtime's name (`Builder::name`).
+    name: Option<syn::LitStr>,
+}
+
+const EXPECTED: &str = "expected one of: `model`, or for an async fn (as #[tokio::test]) `flavor`, `worker_threads`, \
+                        `start_paused`, `crate`, `unhandled_panic`, `name`";
+
+fn err(span: Span, msg: impl std::fmt::Display) -> TokenStream2 {
+    syn::Error::new(span, msg).to_compile_error()
+}
+
+fn lit_str(value: &syn::Expr, field: &str) -> Result<syn::LitStr, TokenStream2> {
+    match value {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Ok(s.clone()),
+        other => Err(err(other.span(), format!("Failed to parse value of `{field}` as string."))),
+    }
 }
 
 impl Args {
     fn parse(attr: TokenStream2) -> Result<Args, TokenStream2> {
-        let error = |span: &dyn ToTokens| {
-            syn::Error::new_spanned(
-                span,
-                "#[racer::test] takes `model`, or for an async fn `flavor = \"current_thread\" | \"multi_thread\"`, \
-                 `worker_threads = N` and `start_paused = true|false` (as #[tokio::test])",
-            )
-            .to_compile_error()
-        };
         let metas = syn::parse::Parser::parse2(
             syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
             attr.clone(),
         )
-        .map_err(|_| error(&attr))?;
+        .map_err(|e| e.to_compile_error())?;
         let mut args = Args::default();
         for meta in metas {
-            match &meta {
-                syn::Meta::Path(p) if p.is_ident("model") => args.model = true,
-                syn::Meta::NameValue(nv) if nv.path.is_ident("flavor") => match &nv.value {
-                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })
-                        if matches!(s.value().as_str(), "current_thread" | "multi_thread") =>
-                    {
-                        args.flavor = Some(s.clone())
+            let name = meta.path().get_ident().map(|i| i.unraw().to_string()).unwrap_or_default();
+            let span = meta.span();
+            let twice = || err(span, format!("`{name}` set multiple times."));
+            let nv = match &meta {
+                syn::Meta::Path(p) if p.is_ident("model") => {
+                    if args.model {
+                        return Err(twice());
                     }
-                    _ => return Err(error(&meta)),
-                },
-                syn::Meta::NameValue(nv) if nv.path.is_ident("worker_threads") => {
-                    args.worker_threads = Some(nv.value.clone())
+                    args.model = true;
+                    continue;
                 }
-                syn::Meta::NameValue(nv) if nv.path.is_ident("start_paused") => {
-                    args.start_paused = Some(nv.value.clone())
+                syn::Meta::NameValue(nv) => nv,
+                syn::Meta::Path(p) => {
+                    let msg = match name.as_str() {
+                        "flavor" | "worker_threads" | "start_paused" | "crate" | "unhandled_panic" | "name" => {
+                            format!("The `{name}` attribute requires an argument.")
+                        }
+                        "multi_thread" => {
+                            "Set the runtime flavor with #[racer::test(flavor = \"multi_thread\")].".into()
+                        }
+                        "current_thread" => {
+                            "Set the runtime flavor with #[racer::test(flavor = \"current_thread\")].".into()
+                        }
+                        _ => format!("Unknown attribute {} is specified; {EXPECTED}.", p.to_token_stream()),
+                    };
+                    return Err(err(p.span(), msg));
                 }
-                _ => return Err(error(&meta)),
+                syn::Meta::List(l) => {
+                    return Err(err(
+                        l.span(),
+                        format!("Unknown attribute {} is specified; {EXPECTED}.", l.path.to_token_stream()),
+                    ))
+                }
+            };
+            let value = &nv.value;
+            match name.as_str() {
+                "flavor" => {
+                    if args.flavor.is_some() {
+                        return Err(twice());
+                    }
+                    let s = lit_str(value, "flavor")?;
+                    let flavor = match s.value().as_str() {
+                        "current_thread" => Flavor::CurrentThread,
+                        "multi_thread" => Flavor::MultiThread,
+                        "local" => Flavor::Local,
+                        "single_thread" => {
+                            return Err(err(s.span(), "The single threaded runtime flavor is called `current_thread`."))
+                        }
+                        other => {
+                            return Err(err(
+                                s.span(),
+                                format!(
+                                    "No such runtime flavor `{other}`. The runtime flavors are `current_thread`, \
+                                     `local`, and `multi_thread`."
+                                ),
+                            ))
+                        }
+                    };
+                    args.flavor = Some((flavor, s.span()));
+                }
+                "worker_threads" => {
+                    if args.worker_threads.is_some() {
+                        return Err(twice());
+                    }
+                    if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) = value {
+                        if n.base10_parse::<usize>().ok() == Some(0) {
+                            return Err(err(n.span(), "`worker_threads` may not be 0."));
+                        }
+                    }
+                    args.worker_threads = Some(value.clone());
+                }
+                "start_paused" => {
+                    if args.start_paused.is_some() {
+                        return Err(twice());
+                    }
+                    args.start_paused = Some(value.clone());
+                }
+                "unhandled_panic" => {
+                    if args.unhandled_panic.is_some() {
+                        return Err(twice());
+                    }
+                    let s = lit_str(value, "unhandled_panic")?;
+                    let variant = match s.value().as_str() {
+                        "ignore" => "Ignore",
+                        "shutdown_runtime" => "ShutdownRuntime",
+                        other => {
+                            return Err(err(
+                                s.span(),
+                                format!(
+                                    "No such unhandled panic behavior `{other}`. The unhandled panic behaviors are \
+                                     `ignore` and `shutdown_runtime`."
+                                ),
+                            ))
+                        }
+                    };
+                    args.unhandled_panic = Some((syn::Ident::new(variant, s.span()), s.span()));
+                }
+                "crate" => {
+                    if args.crate_path.is_some() {
+                        return Err(twice());
+                    }
+                    let s = lit_str(value, "crate")?;
+                    let path = s.parse::<syn::Path>().map_err(|_| {
+                        err(s.span(), format!("Failed to parse value of `crate` as path: \"{}\"", s.value()))
+                    })?;
+                    args.crate_path = Some(path);
+                }
+                "name" => {
+                    if args.name.is_some() {
+                        return Err(twice());
+                    }
+                    args.name = Some(lit_str(value, "name")?);
+                }
+                "core_threads" => return Err(err(span, "Attribute `core_threads` is renamed to `worker_threads`")),
+                _ => {
+                    return Err(err(
+                        span,
+                        format!("Unknown attribute {} is specified; {EXPECTED}.", nv.path.to_token_stream()),
+                    ))
+                }
             }
         }
         Ok(args)
     }
 
+    /// The first of the runtime's arguments given, if any.
+    fn runtime_arg(&self) -> Option<Span> {
+        (self.flavor.map(|f| f.1))
+            .or_else(|| self.worker_threads.as_ref().map(|e| e.span()))
+            .or_else(|| self.start_paused.as_ref().map(|e| e.span()))
+            .or_else(|| self.unhandled_panic.as_ref().map(|u| u.1))
+            .or_else(|| self.crate_path.as_ref().map(|p| p.span()))
+            .or_else(|| self.name.as_ref().map(|n| n.span()))
+    }
+
     /// The runtime's arguments, given to a function that is not async.
     fn no_runtime(&self) -> Result<(), TokenStream2> {
-        let given = (self.flavor.as_ref().map(ToTokens::to_token_stream))
-            .or_else(|| self.worker_threads.as_ref().map(ToTokens::to_token_stream))
-            .or_else(|| self.start_paused.as_ref().map(ToTokens::to_token_stream));
-        match given {
-            Some(tokens) => Err(syn::Error::new_spanned(
-                tokens,
-                "`flavor`, `worker_threads` and `start_paused` are for an async fn test (tokio's runtime)",
-            )
-            .to_compile_error()),
+        match self.runtime_arg() {
+            Some(span) => Err(err(
+                span,
+                "`flavor`, `worker_threads`, `start_paused`, `unhandled_panic`, `crate` and `name` are for an async \
+                 fn test (tokio's runtime)",
+            )),
             None => Ok(()),
         }
     }
@@ -213,7 +352,11 @@ impl Args {
 /// `#[tokio::test]` builds it (through `::racer::tokio`, so the user's crate needs racer's
 /// feature `tokio` and no tokio of its own). Under `race-detect` the runtime is built and
 /// run inside the test's `racer::check`, so every task it runs is in the check.
-fn on_runtime(mut func: ItemFn, args: &Args) -> Result<ItemFn, TokenStream2> {
+///
+/// With `unhandled_panic`, also the items to put beside the test: a function that sets it on
+/// the builder, outside the test so that a build without `--test` (a compile-fail test) shows
+/// tokio's error too when tokio has no `UnhandledPanic` (without `--cfg tokio_unstable`).
+fn on_runtime(mut func: ItemFn, args: &Args) -> Result<(ItemFn, TokenStream2), TokenStream2> {
     let asyncness = func.sig.asyncness.take();
     if args.model {
         return Err(syn::Error::new_spanned(
@@ -223,6 +366,29 @@ fn on_runtime(mut func: ItemFn, args: &Args) -> Result<ItemFn, TokenStream2> {
         )
         .to_compile_error());
     }
+    let flavor = args.flavor.map_or(Flavor::CurrentThread, |f| f.0);
+    // tokio-macros 2.7's checks, with its messages.
+    if let (Flavor::CurrentThread | Flavor::Local, Some(w)) = (flavor, &args.worker_threads) {
+        return Err(err(
+            w.span(),
+            "The `worker_threads` option requires the `multi_thread` runtime flavor. Use \
+             `#[racer::test(flavor = \"multi_thread\")]`",
+        ));
+    }
+    if let (Flavor::MultiThread, Some(p)) = (flavor, &args.start_paused) {
+        return Err(err(
+            p.span(),
+            "The `start_paused` option requires the `current_thread` runtime flavor. Use \
+             `#[racer::test(flavor = \"current_thread\")]`",
+        ));
+    }
+    if let (Flavor::MultiThread, Some((_, span))) = (flavor, &args.unhandled_panic) {
+        return Err(err(
+            *span,
+            "The `unhandled_panic` option requires the `current_thread` runtime flavor. Use \
+             `#[racer::test(flavor = \"current_thread\")]`",
+        ));
+    }
     if !cfg!(feature = "tokio") {
         return Err(syn::Error::new_spanned(
             asyncness,
@@ -231,29 +397,50 @@ fn on_runtime(mut func: ItemFn, args: &Args) -> Result<ItemFn, TokenStream2> {
         )
         .to_compile_error());
     }
-    let multi = args.flavor.as_ref().is_some_and(|f| f.value() == "multi_thread");
-    if args.worker_threads.is_some() && !multi {
-        let w = args.worker_threads.as_ref();
-        return Err(syn::Error::new_spanned(w, "`worker_threads` needs `flavor = \"multi_thread\"`").to_compile_error());
-    }
-    let mut builder = if multi {
-        quote! { ::racer::tokio::runtime::Builder::new_multi_thread() }
-    } else {
-        quote! { ::racer::tokio::runtime::Builder::new_current_thread() }
+    let krate = match &args.crate_path {
+        Some(path) => path.to_token_stream(),
+        None => quote! { ::racer::tokio },
     };
+    let mut builder = match flavor {
+        Flavor::MultiThread => quote! { #krate::runtime::Builder::new_multi_thread() },
+        Flavor::CurrentThread | Flavor::Local => quote! { #krate::runtime::Builder::new_current_thread() },
+    };
+    let mut beside = TokenStream2::new();
+    if let Some((variant, _)) = &args.unhandled_panic {
+        // `runtime::UnhandledPanic` and `Builder::unhandled_panic` exist only under
+        // `--cfg tokio_unstable`: elsewhere this is tokio's own error, as with #[tokio::test].
+        let set = syn::Ident::new(&format!("__racer_unhandled_panic_{}", func.sig.ident.unraw()), Span::call_site());
+        let span = variant.span();
+        beside = quote_spanned! {span=>
+            #[doc(hidden)]
+            #[allow(dead_code, non_snake_case)]
+            fn #set(builder: &mut #krate::runtime::Builder) -> &mut #krate::runtime::Builder {
+                builder.unhandled_panic(#krate::runtime::UnhandledPanic::#variant)
+            }
+        };
+        builder = quote! { #set(&mut #builder) };
+    }
     if let Some(n) = &args.worker_threads {
         builder = quote! { #builder.worker_threads(#n) };
     }
     if let Some(paused) = &args.start_paused {
         builder = quote! { #builder.start_paused(#paused) };
     }
+    if let Some(name) = &args.name {
+        builder = quote! { #builder.name(#name) };
+    }
+    // A `LocalRuntime` (tokio 1.54 builds it on stable), as tokio-macros builds it.
+    let build = match flavor {
+        Flavor::Local => quote! { build_local(::core::default::Default::default()) },
+        _ => quote! { build() },
+    };
     let block = &func.block;
     let body = quote! {{
         let body = async move #block;
-        #builder.enable_all().build().expect("racer: failed to build the test's tokio runtime").block_on(body)
+        #builder.enable_all().#build.expect("racer: failed to build the test's tokio runtime").block_on(body)
     }};
     func.block = Box::new(syn::parse2(body).map_err(|e| e.to_compile_error())?);
-    Ok(func)
+    Ok((func, beside))
 }
 
 /// Whether `attr` is a bare `#[test]` (the user wrote both attributes).
@@ -302,7 +489,12 @@ fn expand_model(func: ItemFn) -> TokenStream2 {
 fn expand_checked(func: ItemFn) -> TokenStream2 {
     let test = test_attr(&func);
     let ItemFn { attrs, vis, sig, block } = func;
-    let name = sig.ident.unraw().to_string();
+    // The test's path as libtest names it (`module::name`, from the crate's root): the
+    // crate's name, first in `module_path!()`, is left out by `failure_in_test`.
+    let name = {
+        let name = sig.ident.unraw().to_string();
+        quote! { ::core::concat!(::core::module_path!(), "::", #name) }
+    };
     let output = &sig.output;
 
     // Names local to the expansion; mixed-site hygiene keeps them apart from the user's.

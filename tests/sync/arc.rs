@@ -157,7 +157,7 @@ mod races {
     use std::sync::mpsc as std_mpsc;
 
     use racer::sync::Arc;
-    use racer::{RaceKind, Shared};
+    use racer::Shared;
 
     use crate::sync_support::*;
 
@@ -238,10 +238,9 @@ mod races {
     }
 
     #[test]
-    fn with_std_arc_the_last_drop_races_with_the_other_thread_use() {
-        // The same program with std's Arc, which racer cannot see: the drop of the cell on the
-        // last owner's thread races with main's write.
-        let mut sites = None;
+    fn with_std_arc_the_last_drop_is_ordered_too() {
+        // The same program with std's Arc: racer sees no edge in std's Arc, but a cell dropped
+        // inside its last drop (`drop_slow`) is ordered after every clone's use, as std orders it.
         let report = racer::check(|| {
             let cell = std::sync::Arc::new(Shared::new(0u64));
             let (dropped, wait_drop) = std_mpsc::channel::<()>();
@@ -250,21 +249,11 @@ mod races {
                 wait_drop.recv().unwrap();
                 drop(c);
             });
-            let site = write(&cell, 1);
+            write(&cell, 1);
             drop(cell);
             dropped.send(()).unwrap();
             last.join().unwrap();
-            sites = Some(site);
         });
-        assert_eq!(report.len(), 1, "{report}");
-        let race = &report.races()[0];
-        assert_eq!(race.kind(), RaceKind::Output);
-        assert_eq!(race.previous().location(), sites.unwrap());
-        assert_eq!(race.current().thread_name(), Some("last-owner"));
-        assert!(
-            race.current().backtrace().contains("sync/arc.rs"),
-            "the drop's stack names this file:\n{}",
-            race.current().backtrace()
-        );
+        assert_no_race(&report);
     }
 }

@@ -111,12 +111,15 @@ impl Report {
     }
 
     /// The failure message of `#[racer::test]` `test` (`None` when nothing was found): the
-    /// report with its count line naming the test, once.
+    /// report with its count line naming the test, once. `test` is the test function's path
+    /// from its crate's root (`module_path!()` and its name, as `#[racer::test]` passes it): the
+    /// crate's name is left out, as libtest names tests (`tests::module::name`).
     #[doc(hidden)]
     pub fn failure_in_test(&self, test: &str) -> Option<String> {
         if self.is_empty() {
             return None;
         }
+        let test = test.split_once("::").map_or(test, |(_krate, path)| path);
         let mut out = String::new();
         let _ = self.write_with_count(&mut out, &format!(" in test `{test}`"));
         Some(out)

@@ -302,6 +302,9 @@ pub struct Access {
     /// The access was made inside a tokio task racer did not spawn (`tokio::spawn` itself):
     /// racer sees it as part of the worker thread that polled it.
     pub(crate) untracked_task: bool,
+    /// With `untracked_task`: the work was a closure `tokio::task::spawn_blocking` started on
+    /// tokio's blocking pool (not racer's `spawn_blocking`), not an async task.
+    pub(crate) untracked_blocking: bool,
     /// The access was made by a rayon worker running a job rayon started (`rayon::join`,
     /// `par_iter`... used directly, not through `racer::rayon`).
     pub(crate) rayon_job: bool,
@@ -524,6 +527,13 @@ impl Race {
             let thread = capitalised(&access.thread_label());
             if let Some(hint) = access.adapter_hint(&thread) {
                 hints.push(hint);
+            } else if access.untracked_blocking {
+                hints.push(format!(
+                    "{thread} was running a closure that tokio::task::spawn_blocking started on tokio's blocking pool, \
+                     not racer, so racer takes the closure for part of that pool thread and sees neither what ordered \
+                     its start nor its end: import spawn_blocking from racer::tokio::task instead of tokio::task \
+                     (racer::tokio::task::spawn_blocking), so the closure is checked as a thread of its own"
+                ));
             } else if access.untracked_task {
                 hints.push(format!(
                     "{thread} was polling a tokio task that tokio::spawn started, not racer, so racer takes the task for \
@@ -788,8 +798,8 @@ fn access_json(a: &Access, out: &mut String) {
         None => out.push_str("null"),
     }
     out.push_str(&format!(
-        ",\"foreign_thread\":{},\"test_thread\":{},\"task\":{},\"untracked_task\":{}",
-        a.foreign_thread, a.test_thread, a.task, a.untracked_task
+        ",\"foreign_thread\":{},\"test_thread\":{},\"task\":{},\"untracked_task\":{},\"untracked_blocking\":{}",
+        a.foreign_thread, a.test_thread, a.task, a.untracked_task, a.untracked_blocking
     ));
     out.push_str(",\"locks_held\":[");
     for (i, lock) in a.locks_held.iter().enumerate() {

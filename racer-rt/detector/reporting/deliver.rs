@@ -145,7 +145,8 @@ fn access(kind: AccessKind, r: &Record) -> Access {
     let mut frames = stack::resolve(r.info.stack);
     // Before the harness's frames are left out: they tell its threads.
     let test_thread = thread.foreign && thread.name.as_deref().is_some_and(|name| runs_test(name, &frames));
-    let untracked_task = !thread.task && stack::cut_at_untracked_task(&mut frames);
+    let untracked = if thread.task { None } else { stack::cut_at_untracked_task(&mut frames) };
+    let untracked_task = untracked.is_some();
     let rayon_job = thread.foreign && !untracked_task && !test_thread && stack::runs_rayon_job(&frames);
     hide_generated(&mut frames);
     let mut test = test_thread.then(|| thread.name.clone()).flatten();
@@ -176,6 +177,7 @@ fn access(kind: AccessKind, r: &Record) -> Access {
         task: thread.task,
         spawned_by: thread.spawned_by.clone(),
         untracked_task,
+        untracked_blocking: untracked == Some(stack::Untracked::Blocking),
         rayon_job,
         test_thread,
         test,

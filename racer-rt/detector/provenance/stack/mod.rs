@@ -19,4 +19,6 @@ pub use capture::{
     walk_range,
 };
 pub use depot::{after_sync, depot_len, held_locks, is_creation, set_history, site, StackId, CREATION};
-pub use resolve::{cut_at_untracked_task, inside_last_std_arc_drop, resolve, resolve_shown, runs_rayon_job, TASK_POLL};
+pub use resolve::{
+    cut_at_untracked_task, inside_last_std_arc_drop, resolve, resolve_shown, runs_rayon_job, Untracked, TASK_POLL,
+};

@@ -54,15 +54,34 @@ pub fn resolve_shown(id: StackId) -> Vec<Frame> {
     frames
 }
 
+/// What started a piece of work tokio's runtime ran that racer did not spawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Untracked {
+    /// A task `tokio::spawn` (or a runtime's or handle's `spawn`) started.
+    Task,
+    /// A closure `tokio::task::spawn_blocking` (or a runtime's or handle's) started on tokio's
+    /// blocking pool.
+    Blocking,
+}
+
 /// Leaves out the frames of tokio's runtime (outermost last: the executor above the user's
-/// future) and tells whether they polled a task racer did not spawn (`tokio::spawn` itself):
-/// those are the frames of tokio's task harness.
-pub fn cut_at_untracked_task(frames: &mut Vec<Frame>) -> bool {
-    let runtime = |f: &Frame| f.function.strip_prefix('<').unwrap_or(&f.function).starts_with("tokio::runtime::");
-    let Some(first) = frames.iter().position(runtime) else { return false };
-    let task = frames[first..].iter().any(|f| f.function.trim_start_matches('<').starts_with("tokio::runtime::task::"));
+/// future) and tells whether they ran work racer did not spawn, and which: a task of
+/// `tokio::spawn` (the frames of tokio's task harness, `tokio::runtime::task::`) or a closure of
+/// `tokio::task::spawn_blocking` (the innermost of tokio's frames is then its blocking task's
+/// poll, `tokio::runtime::blocking::task::`; a multi-thread runtime's workers run inside the
+/// blocking pool too, but under the frames of the task they poll).
+pub fn cut_at_untracked_task(frames: &mut Vec<Frame>) -> Option<Untracked> {
+    let path = |f: &Frame| f.function.trim_start_matches('<').to_string();
+    let first = frames.iter().position(|f| path(f).starts_with("tokio::runtime::"))?;
+    let found = if path(&frames[first]).starts_with("tokio::runtime::blocking::task::") {
+        Some(Untracked::Blocking)
+    } else if frames[first..].iter().any(|f| path(f).starts_with("tokio::runtime::task::")) {
+        Some(Untracked::Task)
+    } else {
+        None
+    };
     frames.truncate(first);
-    task
+    found
 }
 
 /// Whether `frames` run a job of rayon's thread pool (a closure rayon called on its worker),
@@ -137,5 +156,39 @@ mod tests {
         assert!(is_own_frame("<racer_core_44ccd18867b19d7f::sync::Mutex<T>>::lock", None));
         assert!(!is_own_frame("my_crate::worker", Some("src/lib.rs")));
         assert!(!is_own_frame("core::option::Option<T>::map", Some("src/rustlib_notes.rs")));
+    }
+
+    fn frames(functions: &[&str]) -> Vec<Frame> {
+        let frame = |f: &&str| Frame { function: f.to_string(), file: None, line: None, column: None };
+        functions.iter().map(frame).collect()
+    }
+
+    /// A closure of tokio's `spawn_blocking` is told from a task of `tokio::spawn` by the
+    /// innermost of tokio's frames, also on a multi-thread runtime whose workers run inside the
+    /// blocking pool; tokio's frames are left out either way.
+    #[test]
+    fn tokio_work_racer_did_not_spawn_is_told_by_its_innermost_runtime_frame() {
+        let mut blocking = frames(&[
+            "app::write",
+            "app::main::{{closure}}::{{closure}}",
+            "<tokio::runtime::blocking::task::BlockingTask<T> as core::future::future::Future>::poll",
+            "tokio::runtime::task::core::Core<T,S>::poll",
+            "tokio::runtime::blocking::pool::Inner::run",
+        ]);
+        assert_eq!(cut_at_untracked_task(&mut blocking), Some(Untracked::Blocking));
+        assert_eq!(blocking, frames(&["app::write", "app::main::{{closure}}::{{closure}}"]));
+        let mut task_on_a_worker = frames(&[
+            "app::main::{{closure}}::{{closure}}",
+            "tokio::runtime::task::core::Core<T,S>::poll",
+            "tokio::runtime::scheduler::multi_thread::worker::Context::run_task",
+            "<tokio::runtime::blocking::task::BlockingTask<T> as core::future::future::Future>::poll",
+            "tokio::runtime::blocking::pool::Inner::run",
+        ]);
+        assert_eq!(cut_at_untracked_task(&mut task_on_a_worker), Some(Untracked::Task));
+        assert_eq!(task_on_a_worker, frames(&["app::main::{{closure}}::{{closure}}"]));
+        let mut block_on = frames(&["app::main::{{closure}}", "tokio::runtime::runtime::Runtime::block_on"]);
+        assert_eq!(cut_at_untracked_task(&mut block_on), None);
+        assert_eq!(block_on, frames(&["app::main::{{closure}}"]));
+        assert_eq!(cut_at_untracked_task(&mut frames(&["app::main"])), None);
     }
 }

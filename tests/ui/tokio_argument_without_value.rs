@@ -1,0 +1,4 @@
+#[racer::test(flavor)]
+async fn tokio_argument_without_value() {}
+
+fn main() {}
