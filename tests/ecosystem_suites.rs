@@ -65,6 +65,9 @@ use std::time::Duration;
 #[path = "child_support/cargo.rs"]
 mod child_cargo;
 use child_cargo::{real_crates_target, skipped, Run};
+#[path = "child_support/swap.rs"]
+mod swap;
+use swap::{apply, edit, passes_without_a_report, source_files, Rule, STD_DROP_INS};
 
 /// A livelock must end the test instead of hanging CI; the suite takes about a minute and a half
 /// once built (rusty_pool's tests sleep for seconds to see its pools grow and shrink).
@@ -88,29 +91,6 @@ fn registry_source(name: &str) -> PathBuf {
     sources.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} among the fetched crates")).1.clone()
 }
 
-/// One rule of the swap: `from` replaced by `to` where it starts a path (not after an identifier
-/// character or `:`), not followed by an identifier character if it ends in one, and, when
-/// `only_before` is not empty, only before one of those items.
-struct Rule {
-    from: &'static str,
-    to: &'static str,
-    only_before: &'static [&'static str],
-}
-
-const STD_DROP_INS: &[&str] = &[
-    "Mutex",
-    "MutexGuard",
-    "RwLock",
-    "RwLockReadGuard",
-    "RwLockWriteGuard",
-    "Condvar",
-    "Barrier",
-    "Once",
-    "OnceLock",
-    "LazyLock",
-    "mpsc",
-];
-
 const RULES: &[Rule] = &[
     Rule { from: "crossbeam_channel::", to: "racer::crossbeam_channel::", only_before: &[] },
     Rule { from: "crossbeam_queue::", to: "racer::crossbeam_queue::", only_before: &[] },
@@ -128,53 +108,6 @@ const RULES: &[Rule] = &[
     Rule { from: "std::sync::atomic::", to: "racer::sync::atomic::", only_before: &[] },
     Rule { from: "std::sync::", to: "racer::sync::", only_before: STD_DROP_INS },
 ];
-
-fn is_ident(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// `text` with `rule` applied, and how many times it applied.
-fn apply(text: &str, rule: &Rule) -> (String, usize) {
-    let (mut out, mut rest, mut count) = (String::with_capacity(text.len()), text, 0);
-    while let Some(at) = rest.find(rule.from) {
-        let (before, from_here) = rest.split_at(at);
-        let after = &from_here[rule.from.len()..];
-        let prev = before.chars().next_back().or_else(|| out.chars().next_back());
-        let next_item: String = after.chars().take_while(|&c| is_ident(c)).collect();
-        let starts_a_path = !prev.is_some_and(|c| is_ident(c) || c == ':');
-        let ends_there = !rule.from.ends_with(is_ident) || next_item.is_empty();
-        let item_ok = rule.only_before.is_empty() || rule.only_before.contains(&next_item.as_str());
-        out.push_str(before);
-        if starts_a_path && ends_there && item_ok {
-            out.push_str(rule.to);
-            count += 1;
-        } else {
-            out.push_str(rule.from);
-        }
-        rest = after;
-    }
-    out.push_str(rest);
-    (out, count)
-}
-
-fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("reading the copy") {
-        let path = entry.expect("an entry").path();
-        if path.is_dir() {
-            source_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs" || e == "md") {
-            out.push(path);
-        }
-    }
-}
-
-/// Replaces `from` by `to` in `dir/file`, asserting it occurs `count` times.
-fn edit(dir: &Path, file: &str, from: &str, to: &str, count: usize) {
-    let path = dir.join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
-    assert_eq!(text.matches(from).count(), count, "{from:?} in {file}");
-    std::fs::write(&path, text.replace(from, to)).unwrap();
-}
 
 /// The swap in the copy at `dir`: `specific` (file, from, to, count) first, then the rules over
 /// every `*.rs` and `*.md` file, whose counts must be `expected` (rule's `from` -> count); then
@@ -232,14 +165,6 @@ fn cargo_test(dir: &Path, args: &[&str]) -> Run {
 /// One suite at a time: rusty_pool's tests sleep to watch its pools grow and shrink, and should not
 /// share two cores with another build.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-/// Asserts that every test passed (`expected_tests`) and racer reported nothing.
-fn passes_without_a_report(name: &str, r: &Run, expected_tests: usize) {
-    let reports: Vec<&str> = r.stdout.lines().chain(r.stderr.lines()).filter(|l| l.contains("racer:")).collect();
-    assert!(r.race_lines().is_empty() && reports.is_empty(), "racer reported on {name}: {reports:#?}\n{}", r.all());
-    assert!(r.success, "{name}'s suite failed under racer\n{}", r.all());
-    assert_eq!(r.passed(), expected_tests, "every test of {name}'s suite ran and passed\n{}", r.all());
-}
 
 /// rusty_pool's grouped `use std::sync::{...}` lines (its source's, its tests' and two doc
 /// tests'), each split into racer's drop-ins and std's `Arc` (which `ArcWake` and `waker_ref`
