@@ -38,6 +38,8 @@ fn main() {
     // rust-analyzer sets `cfg(rust_analyzer)`: it reads source, not the detector's rlib, so
     // `src/lib.rs` shows it the feature-off items (the same public API) in the detector's place.
     println!("cargo::rustc-check-cfg=cfg(rust_analyzer)");
+    // tokio's own cfg for its unstable API, which racer::tokio forwards where tokio has it.
+    println!("cargo::rustc-check-cfg=cfg(tokio_unstable)");
     if env::var_os("CARGO_FEATURE_RACE_DETECT").is_none() {
         return;
     }

@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use tokio_crate::runtime as rt;
 
-pub use rt::{
-    is_rt_shutdown_err, worker_index, EnterGuard, Id, LocalOptions, RuntimeFlavor, RuntimeMetrics, TryCurrentError,
-};
+// Every name of tokio's `runtime` (those of `tokio_unstable` too, where the user's build has
+// them); `Runtime`, `Handle`, `LocalRuntime` and `Builder` below shadow tokio's.
+pub use rt::*;
 
 use super::task::{spawn_blocking_with, spawn_local_with, spawn_with, JoinHandle};
 
@@ -243,6 +243,14 @@ impl std::ops::DerefMut for Builder {
 }
 
 impl Builder {
+    /// tokio's `unhandled_panic` (under `--cfg tokio_unstable`), returning racer's builder so
+    /// that a chain ends in racer's `build` (`#[racer::test(unhandled_panic = ...)]`).
+    #[cfg(tokio_unstable)]
+    pub fn unhandled_panic(&mut self, behavior: UnhandledPanic) -> &mut Self {
+        self.inner.unhandled_panic(behavior);
+        self
+    }
+
     pub fn new_current_thread() -> Builder {
         Builder { inner: rt::Builder::new_current_thread() }
     }
