@@ -67,3 +67,22 @@ mod detector {
         assert_eq!(report.races()[0].kind(), RaceKind::Flow);
     }
 }
+
+/// std's deprecated names are there in both builds, so code that still uses them (jwalk's tests
+/// name `ATOMIC_USIZE_INIT`) compiles after the swap.
+#[test]
+#[allow(deprecated)]
+fn std_deprecated_atomic_names_are_there() {
+    use racer::sync::atomic::{spin_loop_hint, Ordering, ATOMIC_BOOL_INIT, ATOMIC_ISIZE_INIT, ATOMIC_USIZE_INIT};
+    static COUNT: AtomicUsize = ATOMIC_USIZE_INIT;
+    static FLAG: AtomicBool = ATOMIC_BOOL_INIT;
+    static OFFSET: AtomicIsize = ATOMIC_ISIZE_INIT;
+    COUNT.fetch_add(2, Ordering::Relaxed);
+    FLAG.store(true, Ordering::Relaxed);
+    OFFSET.fetch_sub(1, Ordering::Relaxed);
+    spin_loop_hint();
+    assert_eq!(
+        (COUNT.load(Ordering::Relaxed), FLAG.load(Ordering::Relaxed), OFFSET.load(Ordering::Relaxed)),
+        (2, true, -1)
+    );
+}

@@ -1048,6 +1048,25 @@ atomic_int! {
     AtomicIsize isize;
 }
 
+/// std's deprecated initial values and spin hint, still in `std::sync::atomic` (and so in the
+/// feature-off build): code that names them compiles in both builds.
+#[deprecated(since = "1.34.0", note = "the `new` function is now preferred")]
+#[allow(clippy::declare_interior_mutable_const)] // consts, as std's are
+pub const ATOMIC_BOOL_INIT: AtomicBool = AtomicBool::new(false);
+#[deprecated(since = "1.34.0", note = "the `new` function is now preferred")]
+#[allow(clippy::declare_interior_mutable_const)] // consts, as std's are
+pub const ATOMIC_ISIZE_INIT: AtomicIsize = AtomicIsize::new(0);
+#[deprecated(since = "1.34.0", note = "the `new` function is now preferred")]
+#[allow(clippy::declare_interior_mutable_const)] // consts, as std's are
+pub const ATOMIC_USIZE_INIT: AtomicUsize = AtomicUsize::new(0);
+
+/// std's deprecated `spin_loop_hint`: `std::hint::spin_loop`.
+#[deprecated(since = "1.51.0", note = "use hint::spin_loop instead")]
+#[inline]
+pub fn spin_loop_hint() {
+    std::hint::spin_loop()
+}
+
 /// A boolean shared between threads, as `std::sync::atomic::AtomicBool`.
 ///
 /// Invariant: as for the integer atomics.
