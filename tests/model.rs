@@ -5,30 +5,15 @@
 //! Every model runs on a watched thread: a hang fails the test after `LIMIT` (a time limit of
 //! the harness, not a timing assertion).
 
-use std::sync::mpsc;
 use std::time::Duration;
 
 use racer::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use racer::sync::{Arc, Mutex};
 use racer::Shared;
 
-const LIMIT: Duration = Duration::from_secs(120);
-
-/// Runs `f` on its own thread; its panic message, if it panicked. Fails if it hangs.
-fn outcome(f: impl FnOnce() + Send + 'static) -> Option<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        let message = r.err().map(|p| {
-            p.downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default()
-        });
-        let _ = tx.send(message);
-    });
-    rx.recv_timeout(LIMIT).expect("the model hung")
-}
+#[path = "model_support/mod.rs"]
+mod model_support;
+use model_support::{outcome, replay_token};
 
 /// A value published through a flag: the consumer reads the cell only once it saw the flag.
 fn handoff(store: Ordering, load: Ordering) {
@@ -43,12 +28,6 @@ fn handoff(store: Ordering, load: Ordering) {
     data.with_mut(|p| unsafe { *p = 42 });
     flag.store(true, store);
     consumer.join().unwrap();
-}
-
-/// The token after `RACER_REPLAY=` in a model's failure.
-fn replay_token(message: &str) -> String {
-    let at = message.find("RACER_REPLAY=").expect("a replay line") + "RACER_REPLAY=".len();
-    message[at..].split_whitespace().next().expect("a token").to_owned()
 }
 
 /// What a report says of its race: its kind and both accesses, without what differs between
@@ -217,7 +196,7 @@ fn an_unpark_before_the_park_is_kept_and_a_lone_timed_wait_times_out() {
             racer::thread::park();
             // Nobody will send: the wait times out instead of ending the model as a deadlock.
             let (tx, rx) = racer::sync::mpsc::channel::<u8>();
-            assert_eq!(rx.recv_timeout(Duration::from_millis(1)), Err(mpsc::RecvTimeoutError::Timeout));
+            assert_eq!(rx.recv_timeout(Duration::from_millis(1)), Err(std::sync::mpsc::RecvTimeoutError::Timeout));
             drop(tx);
             let lock = Mutex::new(());
             let cv = racer::sync::Condvar::new();

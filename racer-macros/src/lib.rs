@@ -34,7 +34,12 @@ use syn::{Item, ItemFn};
 /// `#[racer::test(model)]` runs the body under `racer::model` instead: many iterations, each
 /// under a controlled schedule (PCT and random), failing on the first that found a race, a
 /// deadlock or a panic, with the seed and the `RACER_REPLAY=...` line that replays it. The
-/// body then returns `()`.
+/// body then returns `()`. On an `async fn` the body runs on `racer::model::block_on` in each
+/// iteration, and every task spawned through `racer::tokio` (`spawn`, `spawn_blocking`, a
+/// runtime's `spawn`) is a model thread of its own, interleaved with the others at every point
+/// racer sees; a task that nothing will wake (a lost wake-up) is a deadlock. No tokio runtime
+/// runs there, so it takes none of the runtime's arguments; without `race-detect` the body
+/// runs once on a current-thread runtime.
 ///
 /// On an `async fn` (with racer's feature `tokio`) the body runs on a tokio runtime, as with
 /// `#[tokio::test]`, with every argument `#[tokio::test]` (tokio-macros 2.7) takes and its
@@ -359,12 +364,7 @@ impl Args {
 fn on_runtime(mut func: ItemFn, args: &Args) -> Result<(ItemFn, TokenStream2), TokenStream2> {
     let asyncness = func.sig.asyncness.take();
     if args.model {
-        return Err(syn::Error::new_spanned(
-            asyncness,
-            "#[racer::test(model)] does not explore tokio's tasks: use #[racer::test] on the async fn (each task is \
-             then a logical thread, checked on real threads)",
-        )
-        .to_compile_error());
+        return in_model(func, args);
     }
     let flavor = args.flavor.map_or(Flavor::CurrentThread, |f| f.0);
     // tokio-macros 2.7's checks, with its messages.
@@ -441,6 +441,35 @@ fn on_runtime(mut func: ItemFn, args: &Args) -> Result<(ItemFn, TokenStream2), T
     }};
     func.block = Box::new(syn::parse2(body).map_err(|e| e.to_compile_error())?);
     Ok((func, beside))
+}
+
+/// `#[racer::test(model)]` on an `async fn`: with `race-detect`, each iteration runs the body
+/// on `racer::model::block_on`, where every task spawned through `racer::tokio` is a model
+/// thread of its own (no runtime runs); without it, once, on a current-thread runtime as
+/// `#[tokio::test]` runs it (with racer's feature `tokio`; else on `block_on`).
+fn in_model(mut func: ItemFn, args: &Args) -> Result<(ItemFn, TokenStream2), TokenStream2> {
+    if let Some(span) = args.runtime_arg() {
+        return Err(err(
+            span,
+            "#[racer::test(model)] on an async fn runs no tokio runtime (each task is a model thread of its own), \
+             so it takes none of the runtime's arguments",
+        ));
+    }
+    let block = &func.block;
+    let body = if cfg!(feature = "race-detect") || !cfg!(feature = "tokio") {
+        quote! {{ ::racer::model::block_on(async move #block) }}
+    } else {
+        quote! {{
+            let body = async move #block;
+            ::racer::tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("racer: failed to build the test's tokio runtime")
+                .block_on(body)
+        }}
+    };
+    func.block = Box::new(syn::parse2(body).map_err(|e| e.to_compile_error())?);
+    Ok((func, TokenStream2::new()))
 }
 
 /// Whether `attr` is a bare `#[test]` (the user wrote both attributes).

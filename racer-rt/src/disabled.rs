@@ -40,6 +40,33 @@ pub mod model {
         false
     }
 
+    /// Runs `future` to its end on the calling thread, parking it while the future is pending
+    /// (as futures' `block_on`); with the feature on, inside a model, the wait is the schedule's.
+    pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        struct Unpark(std::thread::Thread, std::sync::atomic::AtomicBool);
+        impl std::task::Wake for Unpark {
+            fn wake(self: std::sync::Arc<Self>) {
+                self.wake_by_ref();
+            }
+            fn wake_by_ref(self: &std::sync::Arc<Self>) {
+                self.1.store(true, std::sync::atomic::Ordering::Release);
+                self.0.unpark();
+            }
+        }
+        let signal = std::sync::Arc::new(Unpark(std::thread::current(), std::sync::atomic::AtomicBool::new(false)));
+        let waker = std::task::Waker::from(signal.clone());
+        let mut cx = std::task::Context::from_waker(&waker);
+        let mut future = std::pin::pin!(future);
+        loop {
+            if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                return output;
+            }
+            while !signal.1.swap(false, std::sync::atomic::Ordering::Acquire) {
+                std::thread::park();
+            }
+        }
+    }
+
     impl Builder {
         /// Runs `f` once: this build has no scheduler.
         pub fn check<F>(&self, f: F)

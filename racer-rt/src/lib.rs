@@ -118,7 +118,7 @@ pub mod lock_api {
 /// seed, replay), as loom's `model::Builder`.
 #[cfg(all(feature = "race-detect", not(any(doc, rust_analyzer))))]
 pub mod model {
-    pub use racer_core::explore::{current_iteration, inside, Builder, Strategy};
+    pub use racer_core::explore::{block_on, current_iteration, inside, Builder, Strategy};
 }
 #[cfg(any(not(feature = "race-detect"), doc, rust_analyzer))]
 pub use disabled::model;

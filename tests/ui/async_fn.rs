@@ -1,4 +1,4 @@
-#[racer::test(model)]
+#[racer::test(model, flavor = "multi_thread")]
 async fn asynchronous() {
     assert_eq!(1 + 1, 2);
 }

@@ -313,21 +313,38 @@ impl TaskEnd {
     }
 }
 
+/// Inside a model, a point of the schedule before an operation of a wrapped primitive that
+/// other threads or tasks may observe (the scheduler may run another first); elsewhere nothing.
+/// Never called under a lock racer cannot see: the thread would wait for its turn holding it.
+#[inline]
+pub fn point(what: &'static str, at: &'static Location<'static>) {
+    crate::schedule::point(what, at);
+}
+
 /// The clock of a synchronisation primitive racer-rt wraps (tokio's locks, channels, ...):
 /// releases post into it, acquires wait on it. A channel's message carries one of its own.
 ///
-/// Invariant: `clock` is the join of every release made to it so far.
+/// Invariant: `clock` is the join of every release made to it so far; with `scheduled`, each
+/// release and acquire is also a point of a model's schedule.
 #[derive(Debug)]
 pub struct HandOff {
     clock: SyncClock,
     object: &'static str,
     created: &'static Location<'static>,
+    scheduled: bool,
 }
 
 impl HandOff {
-    /// A new clock for a primitive of kind `object` ("tokio::sync::Mutex") made at `created`.
+    /// A new clock for a primitive of kind `object` ("tokio::sync::Mutex") made at `created`,
+    /// released and acquired wherever the primitive does it (also under its own lock).
     pub const fn new(object: &'static str, created: &'static Location<'static>) -> HandOff {
-        HandOff { clock: SyncClock::new(), object, created }
+        HandOff { clock: SyncClock::new(), object, created, scheduled: false }
+    }
+
+    /// As `new`, for a primitive that releases and acquires under no lock (tokio's `sync`,
+    /// whose tasks a model interleaves): each release and acquire is a point of the schedule.
+    pub const fn scheduled(object: &'static str, created: &'static Location<'static>) -> HandOff {
+        HandOff { clock: SyncClock::new(), object, created, scheduled: true }
     }
 
     fn event(&self, op: &'static str, at: &'static Location<'static>) -> SyncEvent {
@@ -337,11 +354,17 @@ impl HandOff {
     /// A release by the calling thread (or task): what it did so far happens before what a
     /// later `acquire` of this clock is followed by.
     pub fn release(&self, op: &'static str, at: &'static Location<'static>) {
+        if self.scheduled {
+            point(op, at);
+        }
         self.clock.post(self.event(op, at));
     }
 
     /// An acquire by the calling thread (or task).
     pub fn acquire(&self, op: &'static str, at: &'static Location<'static>) {
+        if self.scheduled {
+            point(op, at);
+        }
         self.clock.wait(self.event(op, at));
     }
 }

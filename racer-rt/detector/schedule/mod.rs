@@ -116,6 +116,37 @@ pub fn parking(at: &'static Location<'static>, timed: bool) {
     }
 }
 
+/// A task's place in its model: the calling member's, for the waker of the future it polls
+/// (`api::explore::block_on`). Cloned into the waker, it may be woken from any thread.
+#[derive(Clone)]
+pub struct Waiter {
+    sched: Arc<Scheduler>,
+    id: usize,
+}
+
+impl Waiter {
+    /// The calling thread's, if it is a member of a model.
+    pub fn current() -> Option<Waiter> {
+        member().map(|(sched, id)| Waiter { sched, id })
+    }
+
+    /// The member runs a task, which a shutdown may drop while it is pending.
+    pub fn mark_task(&self) {
+        self.sched.mark_task(self.id);
+    }
+
+    /// The task's waker ran: it may run again.
+    pub fn wake(&self) {
+        self.sched.wake(self.id);
+    }
+
+    /// In the task's own thread, after a poll returned `Pending`: waits until it is woken
+    /// (`true`), or until the iteration shuts its pending tasks down (`false`).
+    pub fn wait(&self, at: &'static Location<'static>) -> bool {
+        self.sched.task_wait(self.id, at)
+    }
+}
+
 /// After a load of the atomic at `addr` that read `version`: a reload of what this thread
 /// read last is a spin.
 #[inline]

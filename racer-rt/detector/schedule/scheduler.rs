@@ -43,6 +43,10 @@ pub enum Step {
     /// A timed wait: as `Blocked`, but when no thread can run its time runs out (time in a
     /// model is the scheduler's) instead of the model ending in a deadlock.
     BlockedTimed,
+    /// A task whose poll returned `Pending` and that was not woken: it waits until its waker
+    /// is called (`Scheduler::wake`). Its last point (what it waits on) is kept for the
+    /// deadlock message.
+    Pending,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -54,6 +58,8 @@ enum Status {
         since: u64,
         timed: bool,
     },
+    /// A pending task (`Step::Pending`): runnable again only once woken.
+    Pending,
     Outside,
     Done,
 }
@@ -71,6 +77,8 @@ struct Member {
     token: bool,
     /// Its OS thread id, where the platform tells it (Linux: `/proc/thread-self`).
     tid: Option<u32>,
+    /// It runs a task (`Scheduler::mark_task`), which a shutdown may drop while it is pending.
+    task: bool,
 }
 
 impl Member {
@@ -85,6 +93,7 @@ impl Member {
             timed_out: false,
             token: false,
             tid: None,
+            task: false,
         }
     }
 }
@@ -119,6 +128,9 @@ struct State {
     hash: u64,
     /// Rounds in a row in which every member was blocked (see `STALL_ROUNDS`).
     stalls: u32,
+    /// The model's first thread has ended and only pending tasks were left: they are dropped,
+    /// as a runtime's shutdown drops its tasks (see `Scheduler::task_wait`).
+    shutdown: bool,
 }
 
 /// The scheduler of one iteration, shared by its members.
@@ -166,6 +178,7 @@ impl State {
             let state = match m.status {
                 Status::Runnable => "running",
                 Status::Blocked { .. } => "blocked",
+                Status::Pending => "a pending task: nothing will wake it",
                 Status::Outside => "outside racer's view",
                 Status::Done => unreachable!(),
             };
@@ -205,7 +218,7 @@ impl State {
             .filter(|&i| match self.members[i].status {
                 Status::Runnable => true,
                 Status::Blocked { since, .. } => self.progress > since,
-                Status::Outside | Status::Done => false,
+                Status::Pending | Status::Outside | Status::Done => false,
             })
             .collect();
         if spun && c.len() > 1 {
@@ -234,6 +247,7 @@ impl Scheduler {
                 outside: Vec::new(),
                 hash: 0xcbf2_9ce4_8422_2325,
                 stalls: 0,
+                shutdown: false,
             }),
             ended: Condvar::new(),
             lingering: Mutex::new((false, Vec::new())),
@@ -347,14 +361,19 @@ impl Scheduler {
             }
         }
         s.steps += 1;
-        let blocked = matches!(step, Step::Blocked | Step::BlockedTimed);
+        let blocked = matches!(step, Step::Blocked | Step::BlockedTimed | Step::Pending);
         if !blocked {
             s.progress += 1;
             s.stalls = 0;
         }
         let m = &mut s.members[me];
-        (m.what, m.at, m.timed_out) = (what, Some(at), false);
-        if blocked {
+        m.timed_out = false;
+        if step != Step::Pending || m.at.is_none() {
+            (m.what, m.at) = (what, Some(at));
+        }
+        if step == Step::Pending {
+            s.members[me].status = Status::Pending;
+        } else if blocked {
             let since = s.progress;
             s.members[me].status = Status::Blocked { since, timed: step == Step::BlockedTimed };
         }
@@ -385,6 +404,44 @@ impl Scheduler {
     /// Takes member `me`'s unpark token, if it has one.
     pub fn take_token(&self, me: usize) -> bool {
         std::mem::take(&mut self.lock().members[me].token)
+    }
+
+    /// Member `me` runs a task.
+    pub fn mark_task(&self, me: usize) {
+        self.lock().members[me].task = true;
+    }
+
+    /// The waker of the task member `id` runs (from any thread): its wake-up token is set and,
+    /// if it is pending, it can run again. A wake-up is progress for the schedule, not a
+    /// happens-before edge: what the waker's caller did is ordered before the task only as the
+    /// synchronisation that woke it orders it.
+    pub fn wake(&self, id: usize) {
+        let mut s = self.lock();
+        s.members[id].token = true;
+        if s.members[id].status == Status::Pending {
+            s.members[id].status = Status::Runnable;
+            s.stalls = 0;
+        }
+    }
+
+    /// Task member `me`'s poll returned `Pending`: returns `true` once it was woken (at once,
+    /// after a spin step, when it was woken during its poll: a yield), `false` when the
+    /// iteration shuts its pending tasks down (the task drops its future and ends).
+    pub fn task_wait(&self, me: usize, at: &'static Location<'static>) -> bool {
+        if self.take_token(me) {
+            self.step(me, Step::Spin, "polling a task woken during its poll", at);
+            return true;
+        }
+        loop {
+            self.step(me, Step::Pending, "waiting for a wake-up", at);
+            let mut s = self.lock();
+            if std::mem::take(&mut s.members[me].token) {
+                return true;
+            }
+            if s.shutdown {
+                return false;
+            }
+        }
     }
 
     /// Member `me` ends: the turn goes on, and the iteration finishes with the last member.
@@ -422,6 +479,23 @@ impl Scheduler {
                 s.members[i].timed_out = true;
             }
             timed
+        } else {
+            candidates
+        };
+        // The first thread has ended and only pending tasks are left: as a runtime's shutdown,
+        // each drops its future and ends.
+        let candidates = if candidates.is_empty() && s.members[0].status == Status::Done {
+            let pending: Vec<usize> =
+                s.members_where(|m| m == Status::Pending).into_iter().filter(|&i| s.members[i].task).collect();
+            if pending.is_empty() || pending.len() != s.members_where(|m| m != Status::Done).len() {
+                Vec::new()
+            } else {
+                s.shutdown = true;
+                for &i in &pending {
+                    s.members[i].status = Status::Runnable;
+                }
+                pending
+            }
         } else {
             candidates
         };
@@ -465,6 +539,16 @@ impl Scheduler {
                 // member that can run takes the turn back.
                 let pick = if s.stalls > 0 {
                     let blocked = s.members_where(|m| matches!(m, Status::Blocked { .. }));
+                    if blocked.is_empty() {
+                        // Only pending tasks, which nothing retries: a wake-up from outside the
+                        // model may still come for a few ticks, then it is a deadlock.
+                        s.stalls += 1;
+                        s.turn_since = Instant::now();
+                        if s.stalls > STALL_ROUNDS {
+                            let why = s.describe();
+                            self.finish(&mut s, End::Deadlock(why));
+                        }
+                    }
                     (!blocked.is_empty()).then(|| s.chooser.choose(&blocked))
                 } else {
                     s.candidates(me, false).contains(&me).then_some(me)

@@ -10,22 +10,37 @@
 
 pub use tokio_crate::*;
 
+mod model_task;
 pub mod runtime;
 pub mod sync;
 pub mod task;
 
 pub use task::spawn;
 
-/// Panics with a plain message when `what` is asked for inside a `racer::model`: a model's
-/// scheduler runs threads one at a time and does not choose among tasks, so it would explore
-/// nothing of theirs (and a runtime's worker threads are outside its view).
+/// Whether the calling thread runs in a `racer::model`: a task spawned there is a model thread
+/// of its own (`model_task`), with no runtime.
+pub(crate) fn in_model() -> bool {
+    racer_core::explore::inside()
+}
+
+/// Panics with a plain message when `what` is asked for inside a `racer::model` (see
+/// `unsupported_in_model`).
 #[track_caller]
 pub(crate) fn not_in_model(what: &str) {
-    if racer_core::explore::current_iteration().is_some() {
-        panic!(
-            "racer: {what} inside racer::model: a model explores the interleavings of racer's threads, not of \
-             tokio's tasks. Check async code with #[racer::test] on an async fn (or racer::check around a \
-             runtime's block_on): every task is then a logical thread checked at full speed on real threads"
-        );
+    if in_model() {
+        unsupported_in_model(what);
     }
+}
+
+/// Inside a `racer::model`, `what` cannot run: each task spawned through `racer::tokio::spawn`,
+/// `spawn_blocking` or a runtime's `spawn` is a model thread of its own, with no tokio runtime
+/// beneath (a `JoinSet`'s and local tasks, and what needs a runtime, are not there).
+#[track_caller]
+pub(crate) fn unsupported_in_model(what: &str) -> ! {
+    panic!(
+        "racer: {what} inside racer::model: inside a model no tokio runtime runs, and each task spawned through \
+         racer::tokio::spawn, spawn_blocking or a Runtime's or Handle's spawn is a model thread of its own. Spawn \
+         the task that way, or check this code with #[racer::test] on an async fn (a real runtime, every task a \
+         logical thread)"
+    )
 }

@@ -17,7 +17,7 @@ use tokio_crate::runtime as rt;
 // them); `Runtime`, `Handle`, `LocalRuntime` and `Builder` below shadow tokio's.
 pub use rt::*;
 
-use super::task::{spawn_blocking_with, spawn_local_with, spawn_with, JoinHandle};
+use super::task::{spawn_blocking_with, spawn_local_with, spawn_on, JoinHandle};
 
 /// A handle to a runtime, as tokio's `Handle`: tasks spawned through it are tracked.
 #[derive(Debug, Clone)]
@@ -46,7 +46,7 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        spawn_with(future, |f| self.inner.spawn(f))
+        spawn_on(future, |f| self.inner.spawn(f))
     }
 
     /// Runs a closure on this runtime's blocking pool, as `racer::tokio::task::spawn_blocking`.
@@ -59,9 +59,13 @@ impl Handle {
         spawn_blocking_with(func, |f| self.inner.spawn_blocking(f))
     }
 
-    /// Runs `future` to completion on the calling thread, as part of it.
+    /// Runs `future` to completion on the calling thread, as part of it; inside a model, on
+    /// racer's `block_on` (no runtime runs there).
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        if super::in_model() {
+            return racer_core::explore::block_on(future);
+        }
         self.inner.block_on(future)
     }
 
@@ -111,7 +115,7 @@ impl Runtime {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        spawn_with(future, |f| self.inner.spawn(f))
+        spawn_on(future, |f| self.inner.spawn(f))
     }
 
     /// Runs a closure on this runtime's blocking pool, as `racer::tokio::task::spawn_blocking`.
@@ -124,9 +128,13 @@ impl Runtime {
         spawn_blocking_with(func, |f| self.inner.spawn_blocking(f))
     }
 
-    /// Runs `future` to completion on the calling thread, as part of it.
+    /// Runs `future` to completion on the calling thread, as part of it; inside a model, on
+    /// racer's `block_on` (no runtime runs there).
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        if super::in_model() {
+            return racer_core::explore::block_on(future);
+        }
         self.inner.block_on(future)
     }
 
@@ -189,9 +197,13 @@ impl LocalRuntime {
         spawn_blocking_with(func, |f| self.inner.spawn_blocking(f))
     }
 
-    /// Runs `future` to completion on the calling thread, as part of it.
+    /// Runs `future` to completion on the calling thread, as part of it; inside a model, on
+    /// racer's `block_on` (no runtime runs there).
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        if super::in_model() {
+            return racer_core::explore::block_on(future);
+        }
         self.inner.block_on(future)
     }
 

@@ -25,6 +25,7 @@ pub use tt::{
     LocalEnterGuard, LocalKey, Unconstrained,
 };
 
+use super::model_task::{self, ModelJoin};
 use super::runtime::{Handle, Runtime};
 
 /// The future tokio runs for a task spawned through racer at `site`: the user's, polled and
@@ -33,9 +34,10 @@ fn tracked<F: Future>(future: F, task: Task, site: &'static Location<'static>) -
     AsTask(Tracked::with_task(future, task, site))
 }
 
-/// Whose spawn the task is, for a spawned task's `Tracked` and its handle.
-fn fork(site: &'static Location<'static>) -> (Task, TaskEnd) {
-    super::not_in_model("spawning a tokio task");
+/// Whose spawn the task is, for a spawned task's `Tracked` and its handle (`what`: the kind of
+/// task, which a model cannot run).
+fn fork(site: &'static Location<'static>, what: &str) -> (Task, TaskEnd) {
+    super::not_in_model(what);
     Task::spawn(None, site)
 }
 
@@ -43,44 +45,78 @@ fn fork(site: &'static Location<'static>) -> (Task, TaskEnd) {
 /// its completion (the output or a `JoinError`) is a join of the task: everything the task did
 /// happens before what follows.
 pub struct JoinHandle<T> {
-    inner: tt::JoinHandle<T>,
-    end: TaskEnd,
-    site: &'static Location<'static>,
+    inner: Spawned<T>,
+}
+
+/// Where the task runs: on a tokio runtime, or, inside a model, as a model thread.
+enum Spawned<T> {
+    Runtime { inner: tt::JoinHandle<T>, end: TaskEnd, site: &'static Location<'static> },
+    Model(ModelJoin<T>),
 }
 
 impl<T> JoinHandle<T> {
     fn new(inner: tt::JoinHandle<T>, end: TaskEnd, site: &'static Location<'static>) -> JoinHandle<T> {
-        JoinHandle { inner, end, site }
+        JoinHandle { inner: Spawned::Runtime { inner, end, site } }
+    }
+
+    fn model(join: ModelJoin<T>) -> JoinHandle<T> {
+        JoinHandle { inner: Spawned::Model(join) }
     }
 
     pub fn abort(&self) {
-        self.inner.abort();
+        match &self.inner {
+            Spawned::Runtime { inner, .. } => inner.abort(),
+            Spawned::Model(join) => join.abort(),
+        }
     }
 
     pub fn is_finished(&self) -> bool {
-        self.inner.is_finished()
+        match &self.inner {
+            Spawned::Runtime { inner, .. } => inner.is_finished(),
+            Spawned::Model(join) => join.is_finished(),
+        }
     }
 
+    #[track_caller]
     pub fn abort_handle(&self) -> AbortHandle {
-        self.inner.abort_handle()
+        match &self.inner {
+            Spawned::Runtime { inner, .. } => inner.abort_handle(),
+            Spawned::Model(_) => {
+                super::unsupported_in_model("JoinHandle::abort_handle of a task (tokio's handle needs a runtime)")
+            }
+        }
     }
 
+    #[track_caller]
     pub fn id(&self) -> Id {
-        self.inner.id()
+        match &self.inner {
+            Spawned::Runtime { inner, .. } => inner.id(),
+            Spawned::Model(_) => {
+                super::unsupported_in_model("JoinHandle::id of a task (tokio's task ids need a runtime)")
+            }
+        }
     }
 }
 
 impl<T> Unpin for JoinHandle<T> {}
+// As tokio's: a handle holds no reference into the task's state that an unwind could expose.
+impl<T> std::panic::UnwindSafe for JoinHandle<T> {}
+impl<T> std::panic::RefUnwindSafe for JoinHandle<T> {}
 
 impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let out = Pin::new(&mut self.inner).poll(cx);
-        if out.is_ready() {
-            self.end.joined(self.site);
+        match &mut self.inner {
+            Spawned::Runtime { inner, end, site } => {
+                let out = Pin::new(inner).poll(cx);
+                if out.is_ready() {
+                    end.joined(site);
+                }
+                out
+            }
+            Spawned::Model(join) => join.poll_output(cx),
         }
-        out
     }
 }
 
@@ -89,7 +125,10 @@ where
     T: std::fmt::Debug,
 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.inner.fmt(f)
+        match &self.inner {
+            Spawned::Runtime { inner, .. } => inner.fmt(f),
+            Spawned::Model(_) => f.debug_struct("JoinHandle").field("model_task", &true).finish_non_exhaustive(),
+        }
     }
 }
 
@@ -101,18 +140,34 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    spawn_with(future, tt::spawn)
+    spawn_on(future, tt::spawn)
 }
 
-/// A task forked from the caller's clock at the caller's site, its future given to `start`
-/// (tokio's `spawn` on some runtime).
+/// A task forked from the caller's clock, given to `start` (tokio's `spawn` on some runtime);
+/// inside a model, a model thread of its own instead.
 #[track_caller]
-pub(crate) fn spawn_with<F: Future>(
+pub(crate) fn spawn_on<F>(
+    future: F,
+    start: impl FnOnce(AsTask<F>) -> tt::JoinHandle<F::Output>,
+) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    if super::in_model() {
+        return JoinHandle::model(model_task::spawn(future));
+    }
+    spawn_with(future, start)
+}
+
+/// A task forked from the caller's clock at the caller's site, its future given to `start`.
+#[track_caller]
+fn spawn_with<F: Future>(
     future: F,
     start: impl FnOnce(AsTask<F>) -> tt::JoinHandle<F::Output>,
 ) -> JoinHandle<F::Output> {
     let site = Location::caller();
-    let (task, end) = fork(site);
+    let (task, end) = fork(site, "spawning a tokio task");
     JoinHandle::new(start(tracked(future, task, site)), end, site)
 }
 
@@ -127,8 +182,11 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    if super::in_model() {
+        return JoinHandle::model(model_task::spawn_blocking(f));
+    }
     let site = Location::caller();
-    let (task, end) = fork(site);
+    let (task, end) = fork(site, "spawning a blocking tokio task");
     JoinHandle::new(start(Box::new(move || __racer_task_poll_blocking(task, f))), end, site)
 }
 
@@ -140,6 +198,7 @@ pub(crate) fn spawn_local_with<F: Future>(
     start: impl FnOnce(AsTask<F>) -> tt::JoinHandle<F::Output>,
 ) -> JoinHandle<F::Output> {
     let site = Location::caller();
+    super::not_in_model("spawning a local tokio task (a LocalSet's or LocalRuntime's)");
     let (task, end) = Task::on_its_thread(site);
     JoinHandle::new(start(tracked(future, task, site)), end, site)
 }
@@ -293,7 +352,7 @@ impl<T: 'static> JoinSet<T> {
         T: Send,
     {
         let site = Location::caller();
-        let (task_state, end) = fork(site);
+        let (task_state, end) = fork(site, "spawning a JoinSet's task");
         let handle = self.inner.spawn(tracked(task, task_state, site));
         self.track(handle, end)
     }
@@ -305,7 +364,7 @@ impl<T: 'static> JoinSet<T> {
         T: Send,
     {
         let site = Location::caller();
-        let (task_state, end) = fork(site);
+        let (task_state, end) = fork(site, "spawning a JoinSet's task");
         let handle = self.inner.spawn_on(tracked(task, task_state, site), &handle.inner);
         self.track(handle, end)
     }
@@ -316,6 +375,7 @@ impl<T: 'static> JoinSet<T> {
         F: Future<Output = T> + 'static,
     {
         let site = Location::caller();
+        super::not_in_model("spawning a JoinSet's local task");
         let (task_state, end) = Task::on_its_thread(site);
         let handle = self.inner.spawn_local(tracked(task, task_state, site));
         self.track(handle, end)
@@ -327,6 +387,7 @@ impl<T: 'static> JoinSet<T> {
         F: Future<Output = T> + 'static,
     {
         let site = Location::caller();
+        super::not_in_model("spawning a JoinSet's local task");
         let (task_state, end) = Task::on_its_thread(site);
         let handle = self.inner.spawn_local_on(tracked(task, task_state, site), &local_set.inner);
         self.track(handle, end)
@@ -338,7 +399,7 @@ impl<T: 'static> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
         T: Send,
     {
-        let (task, end) = fork(Location::caller());
+        let (task, end) = fork(Location::caller(), "spawning a JoinSet's task");
         let handle = self.inner.spawn_blocking(move || __racer_task_poll_blocking(task, f));
         self.track(handle, end)
     }
@@ -349,7 +410,7 @@ impl<T: 'static> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
         T: Send,
     {
-        let (task, end) = fork(Location::caller());
+        let (task, end) = fork(Location::caller(), "spawning a JoinSet's task");
         let handle = self.inner.spawn_blocking_on(move || __racer_task_poll_blocking(task, f), &handle.inner);
         self.track(handle, end)
     }
@@ -458,7 +519,7 @@ where
     {
         let site = Location::caller();
         for future in iter {
-            let (task_state, end) = fork(site);
+            let (task_state, end) = fork(site, "spawning a JoinSet's task");
             let handle = self.inner.spawn(tracked(future, task_state, site));
             self.track(handle, end);
         }

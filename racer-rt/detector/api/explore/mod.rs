@@ -18,7 +18,9 @@ use crate::config::options::ReportFormat;
 use crate::report::json_string;
 use crate::schedule::{self, End, Scheduler, Strategy as Chosen, Ticket};
 
+mod block_on;
 mod settings;
+pub use block_on::{block_on, TaskRun};
 pub use settings::{Builder, Strategy, DEFAULT_ITERATIONS, DEFAULT_MAX_STEPS, DEFAULT_TIME};
 
 /// Wall time of one iteration, at most, when no time budget bounds it.

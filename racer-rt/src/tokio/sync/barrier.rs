@@ -12,7 +12,7 @@ use std::panic::Location;
 use std::pin::pin;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use racer_core::task::HandOff;
+use racer_core::task::{point, HandOff};
 use tokio_crate::sync as ts;
 use tokio_crate::sync::BarrierWaitResult;
 
@@ -55,6 +55,8 @@ impl Barrier {
                 if joined.is_some() {
                     return wait.as_mut().poll(cx);
                 }
+                // Inside a model, the point comes before the lock: never under it.
+                point("waiting", at);
                 let mut generation = self.generation.lock().unwrap_or_else(PoisonError::into_inner);
                 let clock = generation.clock.clone();
                 clock.release("waiting", at);
@@ -70,6 +72,7 @@ impl Barrier {
             })
             .await;
             if let Some(clock) = joined {
+                point("waiting", at);
                 clock.acquire("waiting", at);
             }
             result

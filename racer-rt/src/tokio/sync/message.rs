@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use racer_core::annotate::Carry;
-use racer_core::task::HandOff;
+use racer_core::task::{point, HandOff};
 
 const SENDING: &str = "sending on";
 const RECEIVING: &str = "receiving from";
@@ -22,11 +22,13 @@ pub(super) fn sent<T>(
     created: &'static Location<'static>,
     at: &'static Location<'static>,
 ) -> Message<T> {
+    point(SENDING, at);
     Carry::released_on(value, object, created, SENDING, at)
 }
 
 /// The value of a message received at `at`: the receiver's acquire of the message's clock.
 pub(super) fn received<T>(message: Message<T>, at: &'static Location<'static>) -> T {
+    point(RECEIVING, at);
     message.acquired(RECEIVING, at)
 }
 
@@ -44,7 +46,7 @@ impl<T> SharedMessage<T> {
         created: &'static Location<'static>,
         at: &'static Location<'static>,
     ) -> SharedMessage<T> {
-        let hand = HandOff::new(object, created);
+        let hand = HandOff::scheduled(object, created);
         hand.release(SENDING, at);
         SharedMessage { value, hand: Arc::new(hand) }
     }

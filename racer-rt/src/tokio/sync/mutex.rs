@@ -100,14 +100,18 @@ impl<T> Mutex<T> {
     /// A new, unlocked mutex.
     #[track_caller]
     pub fn new(t: T) -> Self {
-        Mutex { hand: HandOff::new(OBJECT, Location::caller()), raw: ts::Mutex::new(()), data: UnsafeCell::new(t) }
+        Mutex {
+            hand: HandOff::scheduled(OBJECT, Location::caller()),
+            raw: ts::Mutex::new(()),
+            data: UnsafeCell::new(t),
+        }
     }
 
     /// A new, unlocked mutex, in a constant context.
     #[track_caller]
     pub const fn const_new(t: T) -> Self {
         Mutex {
-            hand: HandOff::new(OBJECT, Location::caller()),
+            hand: HandOff::scheduled(OBJECT, Location::caller()),
             raw: ts::Mutex::const_new(()),
             data: UnsafeCell::new(t),
         }

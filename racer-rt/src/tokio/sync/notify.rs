@@ -1,7 +1,9 @@
 //! `Notify` and its futures: tokio's `Notify` does the waking, and its clock orders the
 //! notifier before the task it wakes. `notify_one`, `notify_last` and `notify_waiters` release
 //! (before notifying); a `Notified` or `OwnedNotified` acquires when it completes, whether a
-//! waiter was woken or a stored permit was taken.
+//! waiter was woken or a stored permit was taken, and where tokio reads the `Notify`'s state
+//! SeqCst (its making and `enable`), so that the pattern tokio documents (`enable`, then check
+//! the condition) sees what a notifier did before it notified.
 
 use std::fmt;
 use std::future::Future;
@@ -43,24 +45,28 @@ impl Notify {
     /// A new `Notify`, with no stored permit.
     #[track_caller]
     pub fn new() -> Notify {
-        Notify { hand: HandOff::new(OBJECT, Location::caller()), raw: ts::Notify::new() }
+        Notify { hand: HandOff::scheduled(OBJECT, Location::caller()), raw: ts::Notify::new() }
     }
 
     /// As `new`, in a constant context.
     #[track_caller]
     pub const fn const_new() -> Notify {
-        Notify { hand: HandOff::new(OBJECT, Location::caller()), raw: ts::Notify::const_new() }
+        Notify { hand: HandOff::scheduled(OBJECT, Location::caller()), raw: ts::Notify::const_new() }
     }
 
-    /// A future that completes when notified: as tokio's `notified`.
+    /// A future that completes when notified: as tokio's `notified`, which reads the
+    /// notification count SeqCst (a `notify_waiters` before it wakes the future): an acquire.
     #[track_caller]
     pub fn notified(&self) -> Notified<'_> {
-        Notified { inner: self.raw.notified(), hand: &self.hand, at: Location::caller() }
+        let at = Location::caller();
+        self.hand.acquire("waiting", at);
+        Notified { inner: self.raw.notified(), hand: &self.hand, at }
     }
 
     /// As `notified`, for a `Notify` in an `Arc`: as tokio's `notified_owned`.
     #[track_caller]
     pub fn notified_owned(self: Arc<Self>) -> OwnedNotified {
+        self.hand.acquire("waiting", Location::caller());
         // SAFETY: the future borrows the `Notify` in the `Arc` it is kept beside, and is dropped
         // before it (field order); it was not polled, so it may still move.
         let inner = unsafe {
@@ -109,9 +115,12 @@ impl<'a> Notified<'a> {
         (unsafe { Pin::new_unchecked(&mut this.inner) }, this.hand, this.at)
     }
 
-    /// Registers the future as a waiter (without polling it): as tokio's `Notified::enable`.
+    /// Registers the future as a waiter (without polling it): as tokio's `Notified::enable`,
+    /// which reads the `Notify`'s state SeqCst: an acquire.
     pub fn enable(self: Pin<&mut Self>) -> bool {
-        self.project().0.enable()
+        let (inner, hand, at) = self.project();
+        hand.acquire("waiting", at);
+        inner.enable()
     }
 }
 
@@ -145,9 +154,11 @@ impl OwnedNotified {
     }
 
     /// Registers the future as a waiter (without polling it): as tokio's
-    /// `OwnedNotified::enable`.
+    /// `OwnedNotified::enable` (an acquire, as `Notified::enable`).
     pub fn enable(self: Pin<&mut Self>) -> bool {
-        self.project().0.enable()
+        let (inner, hand, at) = self.project();
+        hand.acquire("waiting", at);
+        inner.enable()
     }
 }
 

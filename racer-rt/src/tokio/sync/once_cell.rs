@@ -23,7 +23,7 @@ impl<T> Stored<T> {
     /// `value` of a cell of kind `object`, about to be stored at `at`: the release of the
     /// initialisation.
     pub(super) fn new(value: T, object: &'static str, at: &'static Location<'static>) -> Stored<T> {
-        let hand = HandOff::new(object, at);
+        let hand = HandOff::scheduled(object, at);
         hand.release("initialising", at);
         Stored { value, hand }
     }
@@ -31,7 +31,7 @@ impl<T> Stored<T> {
     /// As `new`, in a constant context, for a value no task stored (nothing to release).
     #[track_caller]
     pub(super) const fn initial(value: T, object: &'static str) -> Stored<T> {
-        Stored { value, hand: HandOff::new(object, Location::caller()) }
+        Stored { value, hand: HandOff::scheduled(object, Location::caller()) }
     }
 
     /// The value, read at `at`: an acquire of its initialisation.

@@ -52,7 +52,10 @@ struct Clocks {
 impl Clocks {
     #[track_caller]
     const fn new() -> Clocks {
-        Clocks { written: HandOff::new(OBJECT, Location::caller()), read: HandOff::new(OBJECT, Location::caller()) }
+        Clocks {
+            written: HandOff::scheduled(OBJECT, Location::caller()),
+            read: HandOff::new(OBJECT, Location::caller()),
+        }
     }
 
     fn read_locked(&self, at: &'static Location<'static>) {

@@ -51,13 +51,13 @@ impl Semaphore {
     /// A semaphore with `permits` permits.
     #[track_caller]
     pub fn new(permits: usize) -> Self {
-        Semaphore { hand: HandOff::new(OBJECT, Location::caller()), raw: ts::Semaphore::new(permits) }
+        Semaphore { hand: HandOff::scheduled(OBJECT, Location::caller()), raw: ts::Semaphore::new(permits) }
     }
 
     /// As `new`, in a constant context.
     #[track_caller]
     pub const fn const_new(permits: usize) -> Self {
-        Semaphore { hand: HandOff::new(OBJECT, Location::caller()), raw: ts::Semaphore::const_new(permits) }
+        Semaphore { hand: HandOff::scheduled(OBJECT, Location::caller()), raw: ts::Semaphore::const_new(permits) }
     }
 
     /// How many permits are free.

@@ -6,14 +6,15 @@
 //! lock (`borrow`, `borrow_and_update`, `wait_for`, the `Sender`'s `borrow` too), so that a
 //! reader is ordered after the send of the value it sees, and of no later one. `changed`
 //! completing, and `has_changed` saying `true`, acquire too (they saw a newer version, whose
-//! send had released). `Ref` and `error` are tokio's.
+//! send had released). `Ref` and `error` are tokio's. Inside a model each operation's point
+//! of the schedule comes before tokio's lock is taken (`point`), never under it.
 
 use std::fmt;
 use std::future::Future;
 use std::panic::Location;
 use std::sync::Arc;
 
-use racer_core::task::HandOff;
+use racer_core::task::{point, HandOff};
 use tokio_crate::sync::watch as tw;
 
 pub use tokio_crate::sync::watch::*;
@@ -46,8 +47,10 @@ impl<T> Receiver<T> {
     /// The latest value, under tokio's read lock: as tokio's `borrow`.
     #[track_caller]
     pub fn borrow(&self) -> Ref<'_, T> {
+        let at = Location::caller();
+        point("receiving from", at);
         let value = self.inner.borrow();
-        self.hand.acquire("receiving from", Location::caller());
+        self.hand.acquire("receiving from", at);
         value
     }
 
@@ -60,6 +63,7 @@ impl<T> Receiver<T> {
     /// As `borrow_and_update`, the value received at `at` (`racer::tokio_stream`'s
     /// `WatchStream`: where the stream was made).
     pub(crate) fn borrow_and_update_at(&mut self, at: &'static Location<'static>) -> Ref<'_, T> {
+        point("receiving from", at);
         let value = self.inner.borrow_and_update();
         self.hand.acquire("receiving from", at);
         value
@@ -68,6 +72,7 @@ impl<T> Receiver<T> {
     /// Whether a value not yet seen was sent: as tokio's `has_changed`.
     #[track_caller]
     pub fn has_changed(&self) -> Result<bool, RecvError> {
+        point("receiving from", Location::caller());
         let changed = self.inner.has_changed();
         if let Ok(true) = changed {
             self.hand.acquire("receiving from", Location::caller());
@@ -100,6 +105,7 @@ impl<T> Receiver<T> {
     /// `WatchStream`: where the stream was made).
     pub(crate) async fn changed_at(&mut self, at: &'static Location<'static>) -> Result<(), RecvError> {
         self.inner.changed().await?;
+        point("receiving from", at);
         self.hand.acquire("receiving from", at);
         Ok(())
     }
@@ -116,6 +122,7 @@ impl<T> Receiver<T> {
     {
         let at = Location::caller();
         async move {
+            point("receiving from", at);
             let hand = &self.hand;
             self.inner
                 .wait_for(move |value| {
@@ -191,6 +198,7 @@ impl<T> Sender<T> {
     where
         F: FnOnce(&mut T) -> bool,
     {
+        point("sending on", at);
         let hand = &self.hand;
         self.inner.send_if_modified(|value| {
             let modified = modify(value);
@@ -223,8 +231,10 @@ impl<T> Sender<T> {
     /// The latest value, under tokio's read lock: as tokio's `Sender::borrow`.
     #[track_caller]
     pub fn borrow(&self) -> Ref<'_, T> {
+        let at = Location::caller();
+        point("receiving from", at);
         let value = self.inner.borrow();
-        self.hand.acquire("receiving from", Location::caller());
+        self.hand.acquire("receiving from", at);
         value
     }
 
