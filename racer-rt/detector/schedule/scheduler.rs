@@ -79,6 +79,9 @@ struct Member {
     tid: Option<u32>,
     /// It runs a task (`Scheduler::mark_task`), which a shutdown may drop while it is pending.
     task: bool,
+    /// It has taken up the turn it was last given (returned from `wait_turn`): before that, a
+    /// thread the OS has not woken yet on a loaded machine is not outside racer's view.
+    picked: bool,
 }
 
 impl Member {
@@ -94,6 +97,7 @@ impl Member {
             token: false,
             tid: None,
             task: false,
+            picked: true,
         }
     }
 }
@@ -200,6 +204,7 @@ impl State {
         self.turn = Some(next);
         self.turn_since = Instant::now();
         self.members[next].status = Status::Runnable;
+        self.members[next].picked = next == from;
         if next != from {
             if let Some(t) = &self.members[next].thread {
                 t.unpark();
@@ -530,6 +535,7 @@ impl Scheduler {
                 park_forever();
             }
             if s.turn == Some(me) {
+                s.members[me].picked = true;
                 return;
             }
             // Nobody holds the turn while a thread is outside racer's view: the threads that can
@@ -566,6 +572,7 @@ impl Scheduler {
                 if s.turn_since.elapsed() >= OUTSIDE_AFTER
                     && s.members[holder].status == Status::Runnable
                     && s.members[holder].thread.is_some()
+                    && s.members[holder].picked
                     && !crate::base::active_count::OWN_WORK.any()
                     && asleep(s.members[holder].tid)
                 {
@@ -584,6 +591,7 @@ impl Scheduler {
                     s.outside.push(note);
                     s.members[holder].status = Status::Outside;
                     if self.pass_turn(&mut s, holder, false) == Some(me) {
+                        s.members[me].picked = true;
                         return;
                     }
                 }
