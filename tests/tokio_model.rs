@@ -240,3 +240,26 @@ fn block_on_runs_a_future_to_its_end_in_both_builds() {
         3
     );
 }
+
+/// README's example ("Tasks in models"), as written there: it fails, with a deadlock.
+mod readme {
+    use std::sync::Arc;
+
+    use racer::sync::atomic::{AtomicBool, Ordering};
+    use racer::tokio::sync::Notify;
+
+    #[racer::test(model)] // each task a model thread: their interleavings are explored
+    #[cfg_attr(feature = "race-detect", should_panic(expected = "a pending task: nothing will wake it"))]
+    async fn the_waiter_wakes() {
+        let (notify, ready) = (Arc::new(Notify::new()), Arc::new(AtomicBool::new(false)));
+        let (n, r) = (notify.clone(), ready.clone());
+        let waiter = racer::tokio::spawn(async move {
+            if !r.load(Ordering::Acquire) {
+                n.notified().await; // registers only now: a notify_waiters before it is lost
+            }
+        });
+        ready.store(true, Ordering::Release);
+        notify.notify_waiters();
+        waiter.await.unwrap();
+    }
+}

@@ -7,6 +7,10 @@
 //! `HandOff` clock beside tokio's own primitive). A test build swaps `tokio::` for
 //! `racer::tokio::` in its `use` lines and nothing else; tests/tokio_names.rs (with
 //! `.ci/tokio-names`) checks that no public name of tokio's `task`, `sync` and `runtime` is missing.
+//!
+//! Inside a `racer::model` no runtime runs: each task of `spawn`, `spawn_blocking` or a runtime's
+//! `spawn` is a model thread of its own (`model_task`), a runtime's `block_on` is
+//! `racer::model::block_on`, and `sync`'s operations are points of the model's schedule.
 
 pub use tokio_crate::*;
 
