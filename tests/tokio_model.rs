@@ -10,6 +10,8 @@
 //! once, on `racer::model::block_on`, where `racer::tokio::spawn` (tokio's own) has no runtime:
 //! only the tests that need no spawn are in it.
 #![cfg(feature = "tokio")]
+// The feature-off build runs only the tests that spawn nothing: the helpers of the others rest.
+#![cfg_attr(not(feature = "race-detect"), allow(dead_code, unused_imports))]
 
 use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
