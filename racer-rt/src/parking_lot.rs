@@ -74,22 +74,34 @@ impl WaitTimeoutResult {
 /// A wait takes `handshake` before it lets go of the user's mutex and keeps it until it sleeps
 /// on `inner`; a notification takes `handshake` first. So a notification made after the waiter
 /// let go of the mutex reaches it. An untimed wait is published for hang detection, as racer's
-/// own `Condvar`'s are.
+/// own `Condvar`'s are; it sleeps in timed steps, and a notification made after a step's time
+/// ran out, before the step had `handshake` back, wakes no one in `inner`: the step sees it in
+/// `Handshake::notifications` and returns.
 pub struct Condvar {
     inner: pl::Condvar,
-    handshake: pl::Mutex<()>,
+    handshake: pl::Mutex<Handshake>,
+}
+
+/// What waits and notifications share under `Condvar::handshake`.
+///
+/// Invariant: `notifications` counts the notifications made so far; `untimed` the threads inside
+/// an untimed wait, each of which, while a notifier holds the handshake, sleeps in `inner` or is
+/// between two steps, waiting for the handshake, and returns for this notification either way.
+struct Handshake {
+    notifications: u64,
+    untimed: usize,
 }
 
 impl Condvar {
     pub const fn new() -> Condvar {
-        Condvar { inner: pl::Condvar::new(), handshake: pl::const_mutex(()) }
+        Condvar { inner: pl::Condvar::new(), handshake: pl::const_mutex(Handshake { notifications: 0, untimed: 0 }) }
     }
 
     /// Lets go of `guard`'s mutex, runs `sleep` on `inner`, then takes the mutex back.
     fn sleep<T: ?Sized, R>(
         &self,
         guard: &mut MutexGuard<'_, T>,
-        sleep: impl FnOnce(&pl::Condvar, &mut pl::MutexGuard<'_, ()>) -> R,
+        sleep: impl FnOnce(&pl::Condvar, &mut pl::MutexGuard<'_, Handshake>) -> R,
     ) -> R {
         let mut handshake = self.handshake.lock();
         la::MutexGuard::unlocked(guard, move || {
@@ -101,13 +113,26 @@ impl Condvar {
     }
 
     /// Blocks until notified, as parking_lot's. It sleeps in timed steps, to poll for the end
-    /// of its check by a hang; a step that times out is not returned as a spurious wake-up.
+    /// of its check by a hang; a step that times out is not returned as a spurious wake-up,
+    /// unless a notification was made since the wait began (after the step's time ran out: it
+    /// woke no one, and parking_lot's untimed wait would have returned for it).
     #[track_caller]
     pub fn wait<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>) {
         let site = std::panic::Location::caller();
         self.sleep(guard, |inner, handshake| {
+            let seen = handshake.notifications;
+            handshake.untimed += 1;
+            // Counted off again however the wait ends (a hang's unwind too).
+            struct Untimed<'a, 'b>(&'a mut pl::MutexGuard<'b, Handshake>);
+            impl Drop for Untimed<'_, '_> {
+                fn drop(&mut self) {
+                    self.0.untimed -= 1;
+                }
+            }
+            let handshake = Untimed(handshake);
             let waiting = ForeignCondvarWait::begin(site);
-            while inner.wait_for(handshake, ForeignCondvarWait::STEP).timed_out() {
+            while inner.wait_for(handshake.0, ForeignCondvarWait::STEP).timed_out() && handshake.0.notifications == seen
+            {
                 waiting.poll();
             }
         })
@@ -163,16 +188,21 @@ impl Condvar {
         self.wait_while_until(guard, condition, deadline(timeout))
     }
 
-    /// Wakes one waiter; whether one was woken, as parking_lot's.
+    /// Wakes one waiter; whether one was woken, as parking_lot's (an untimed waiter between two
+    /// steps counts: it returns for the notification counted).
     pub fn notify_one(&self) -> bool {
-        let _handshake = self.handshake.lock();
-        self.inner.notify_one()
+        let mut handshake = self.handshake.lock();
+        handshake.notifications += 1;
+        // None asleep in `inner` but an untimed waiter: it is between two steps.
+        self.inner.notify_one() || handshake.untimed > 0
     }
 
-    /// Wakes every waiter; how many were woken, as parking_lot's.
+    /// Wakes every waiter; how many were woken, as parking_lot's (at least every untimed
+    /// waiter: one between two steps returns for the notification counted).
     pub fn notify_all(&self) -> usize {
-        let _handshake = self.handshake.lock();
-        self.inner.notify_all()
+        let mut handshake = self.handshake.lock();
+        handshake.notifications += 1;
+        self.inner.notify_all().max(handshake.untimed)
     }
 }
 

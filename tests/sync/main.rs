@@ -8,6 +8,7 @@ mod sync_support;
 mod arc;
 mod atomic;
 mod barrier;
+mod condvar;
 mod mpsc;
 mod once;
 mod park;

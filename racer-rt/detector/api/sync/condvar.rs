@@ -25,7 +25,8 @@ impl WaitTimeoutResult {
 /// A condition variable, as `std::sync::Condvar`.
 ///
 /// Invariant: `notifications` counts the notifications made so far; a model's wait
-/// returns (untimed) only once it has changed since the wait released its mutex.
+/// returns (untimed) only once it has changed since the wait released its mutex, and an
+/// untimed wait outside models returns from a step of it that timed out once it has.
 #[derive(Default)]
 pub struct Condvar {
     inner: std::sync::Condvar,
@@ -38,8 +39,12 @@ impl Condvar {
     }
 
     /// Waits for a notification, as std's. The wait is published for deadlock detection; it is
-    /// made of timed waits of std's, so that a wait its check has ended can unwind; returning
-    /// after one of them timed out would be a spurious wake-up, which std allows, so it does not.
+    /// made of timed waits of std's, so that a wait its check has ended can unwind. A step that
+    /// timed out returns only if a notification was counted since the wait let go of its mutex:
+    /// one made after the step's time ran out, while the step was taking the mutex back (held
+    /// by the notifier, say), woke no one, and std's untimed wait would have returned for it.
+    /// Returning after a step that timed out with no notification would be a spurious wake-up,
+    /// which std allows, so it does not.
     #[track_caller]
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
         let site = Location::caller();
@@ -47,11 +52,15 @@ impl Condvar {
             return map_lock_result(self.wait_in_model(guard, site, false), |(g, _)| g);
         }
         let (lock, mut inner, at) = guard.release();
+        // Read with the mutex still held: a count that differs later is a notification made
+        // since the wait let go of it (or one racing with that, which std may deliver too).
+        let seen = self.notifications.load(Ordering::SeqCst);
+        let not_notified = || self.notifications.load(Ordering::SeqCst) == seen;
         let waiting = deadlock::wait(Wait::Condvar, site);
         loop {
             match self.inner.wait_timeout(inner, deadlock::TICK) {
-                Ok((g, r)) if r.timed_out() => inner = g,
-                Err(poisoned) if poisoned.get_ref().1.timed_out() => inner = poisoned.into_inner().0,
+                Ok((g, r)) if r.timed_out() && not_notified() => inner = g,
+                Err(poisoned) if poisoned.get_ref().1.timed_out() && not_notified() => inner = poisoned.into_inner().0,
                 Ok((g, _)) => return Ok(lock.acquired(g, at, true)),
                 Err(poisoned) => return Err(PoisonError::new(lock.acquired(poisoned.into_inner().0, at, true))),
             }
@@ -154,7 +163,9 @@ impl Condvar {
     /// for all but one, as std allows). Counted outside models too: a thread outside the model
     /// may notify a waiter inside one.
     fn notified(&self) {
-        self.notifications.fetch_add(1, Ordering::Relaxed);
+        // SeqCst, as the untimed wait's reads (`wait`): a notifier that does not hold the mutex
+        // is ordered with them by nothing else.
+        self.notifications.fetch_add(1, Ordering::SeqCst);
     }
 }
 
