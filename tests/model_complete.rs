@@ -153,7 +153,9 @@ fn explored(err: &str, bound: u32) -> Option<usize> {
 #[test]
 fn a_small_model_says_it_was_explored_whole_and_a_large_one_does_not() {
     let (err, runs) = in_child("small", &[]);
-    assert_eq!(explored(&err, 2), Some(runs), "{err}");
+    let n = explored(&err, 2).unwrap_or_else(|| panic!("{err}"));
+    // The search deepens the bound: 0, 1, then 2 (the N schedules of the last level).
+    assert!(n > 1 && n < runs, "{n} of {runs}: {err}");
     let (err, runs) = in_child("large", &[]);
     assert_eq!(explored(&err, 2), None, "{err}");
     assert!(runs > 1, "the portfolio ran after the search: {err}");
@@ -161,15 +163,20 @@ fn a_small_model_says_it_was_explored_whole_and_a_large_one_does_not() {
 
 #[test]
 fn loom_max_preemptions_changes_the_number_of_schedules() {
-    let (err, default) = in_child("small", &[]);
-    assert_eq!(explored(&err, 2), Some(default), "{err}");
-    let (err, zero) = in_child("small", &[("LOOM_MAX_PREEMPTIONS", "0")]);
-    assert_eq!(explored(&err, 0), Some(zero), "{err}");
-    let (err, one) = in_child("small", &[("LOOM_MAX_PREEMPTIONS", "1")]);
-    assert_eq!(explored(&err, 1), Some(one), "{err}");
+    let explored_with = |bound: u32| {
+        let (err, runs) = in_child("small", &[("LOOM_MAX_PREEMPTIONS", &bound.to_string())]);
+        (explored(&err, bound).unwrap_or_else(|| panic!("{err}")), runs)
+    };
+    let (err, _) = in_child("small", &[]);
+    let default = explored(&err, 2).unwrap_or_else(|| panic!("{err}"));
+    let (zero, zero_runs) = explored_with(0);
+    let (one, one_runs) = explored_with(1);
+    assert_eq!(explored_with(2).0, default, "the default bound is 2");
     assert!(zero < one && one < default, "{zero} {one} {default}");
+    assert_eq!(zero, zero_runs, "bound 0 is one level");
+    assert_eq!(one_runs, zero + one, "bound 1: the levels 0 and 1");
     let (_, by_builder) = outcomes(Some(1), tickets::<2>);
-    assert_eq!(by_builder, one, "Builder::preemption_bound(1) as LOOM_MAX_PREEMPTIONS=1");
+    assert_eq!(by_builder, one_runs, "Builder::preemption_bound(1) as LOOM_MAX_PREEMPTIONS=1");
 }
 
 /// The consumer reads the data when it sees the flag still unset: main wrote the data before

@@ -12,9 +12,16 @@
 //!
 //! A *preemption* is a switch away from a thread that could have gone on (it passed an `Op`
 //! point and is a candidate); a blocked step, a spin or a thread's end forces a switch that is
-//! not one. At most `bound` preemptions per iteration (loom's `LOOM_MAX_PREEMPTIONS`): past it
-//! the running thread is the only option. Stale-load choices are not bounded by it (the store
-//! history, eight stores, bounds them), as loom bounds them only by its history.
+//! not one, and which thread runs next is then free. A load that reads an older store than the
+//! newest counts as a preemption too: at most `bound` of both per iteration (loom's
+//! `LOOM_MAX_PREEMPTIONS`); past it the running thread and the newest store are the only
+//! options. Unbounded, the stale loads multiply the tree past any budget (each load may read any
+//! of up to eight stores; loom keeps its tree small by partial-order reduction, which racer does
+//! not have), and a bug that needs more than two of them is rare.
+//!
+//! The search deepens the bound (`api::explore`): all schedules with 0 preemptions, then with
+//! at most 1, up to `bound` (iterative context bounding, Musuvathi and Qadeer, PLDI 2007), so a
+//! model too large for its share of the budget has had its schedules of fewest preemptions run.
 
 use std::fmt;
 
@@ -117,9 +124,15 @@ impl Walk {
         }
     }
 
-    /// Which of `n` stores a load reads (0 the newest).
+    /// Which of `n` stores a load reads (0 the newest; an older one counts as a preemption).
     pub fn choose_value(&mut self, n: u64) -> u64 {
-        u64::from(self.take(n.clamp(1, u64::from(u32::MAX)) as u32))
+        let may_preempt = self.path.bound.is_none_or(|b| self.preemptions < b);
+        let options = if may_preempt { n.clamp(1, u64::from(u32::MAX)) as u32 } else { 1 };
+        let taken = self.take(options);
+        if taken > 0 {
+            self.preemptions += 1;
+        }
+        u64::from(taken)
     }
 
     /// This iteration's path: its non-default choices.
@@ -184,10 +197,14 @@ mod tests {
     }
 
     #[test]
-    fn the_bound_cuts_preemptions_and_values_multiply() {
+    fn the_bound_cuts_preemptions_and_stale_loads() {
         assert_eq!(explore(2, 1, 0).len(), 1, "no preemption: thread 0 runs to its end first");
         assert!(explore(3, 1, 1).len() < explore(3, 1, 2).len());
         assert_eq!(explore(2, 2, 8).len(), 12, "each interleaving with both stores");
+        assert_eq!(explore(2, 2, 0).len(), 1, "a stale load is a preemption");
+        // Bound 1: the 3 interleavings of at most one preemption, each with the newest store,
+        // and the one without a preemption with the older store.
+        assert_eq!(explore(2, 2, 1).len(), 4);
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //! over CI machines); `RACER_ITERATIONS` and `RACER_TIME` (seconds) set the budget.
 //!
 //! The default strategy (`Portfolio`) first searches the model depth-first (`schedule::dfs`)
-//! under a preemption bound (`LOOM_MAX_PREEMPTIONS`, default 2), within half the budget (time
-//! and iterations): a model it explores whole ends there, saying so on standard error
+//! under a preemption bound (`LOOM_MAX_PREEMPTIONS`, default 2; a stale load counts as a
+//! preemption), deepened from 0 to it, within half the budget (time and iterations): a model it
+//! explores whole ends there, saying so on standard error
 //! ("explored all N schedules under preemption bound 2"); a model that does not fit gets the
 //! rest of the budget, random and PCT schedules by seed. A search's iteration replays with
 //! the token of its path (`RACER_REPLAY=dfs@12=1,30=2`: its non-default choices).
@@ -159,34 +160,37 @@ impl Builder {
         if replay.is_none() && seeds.is_none() && self.strategy == Strategy::Portfolio {
             let bound = preemption_bound(self.preemption_bound);
             let (share_time, share_iterations) = (time.map(|t| t / 2), (iterations / 2).max(1));
-            let mut next = Some(Path { bound: Some(bound), choices: Vec::new() });
-            while let Some(path) = next.take() {
-                if done >= share_iterations || (done > 0 && share_time.is_some_and(|t| start.elapsed() >= t)) {
-                    break;
-                }
-                let mut ran = run_once(&name, f.clone(), Chosen::Dfs(path), 0, self.max_steps, deadline());
-                let walk = ran.walk.take().expect("a search's iteration has a walk");
-                steps_seen = steps_seen.max(ran.steps);
-                progress.distinct.insert(ran.hash);
-                let outside = !ran.outside.is_empty();
-                judge(&name, done + 1, &Replay { seed: 0, strategy: Chosen::Dfs(walk.path()) }, ran);
-                done += 1;
-                progress.show(&name, done);
-                // An iteration that left racer's view or did not follow its recorded choices
-                // does not run the same way twice: the tree is not known, the search stops.
-                if outside || walk.diverged {
-                    break;
-                }
-                match walk.next() {
-                    Some(path) => next = Some(path),
-                    None => {
-                        // Straight to the process's standard error (libtest captures a test's
-                        // `eprintln!`): cargo racer counts these lines in its summary.
-                        crate::base::platform::write_stderr(&format!(
-                            "racer (model): '{name}': explored all {done} schedules under preemption bound {bound}\n"
-                        ));
-                        return;
+            // Deepening the bound: the schedules of fewest preemptions first (see `schedule::dfs`).
+            'search: for level in 0..=bound {
+                let mut next = Some(Path { bound: Some(level), choices: Vec::new() });
+                let mut schedules = 0;
+                while let Some(path) = next.take() {
+                    if done >= share_iterations || (done > 0 && share_time.is_some_and(|t| start.elapsed() >= t)) {
+                        break 'search;
                     }
+                    let mut ran = run_once(&name, f.clone(), Chosen::Dfs(path), 0, self.max_steps, deadline());
+                    let walk = ran.walk.take().expect("a search's iteration has a walk");
+                    steps_seen = steps_seen.max(ran.steps);
+                    progress.distinct.insert(ran.hash);
+                    let outside = !ran.outside.is_empty();
+                    judge(&name, done + 1, &Replay { seed: 0, strategy: Chosen::Dfs(walk.path()) }, ran);
+                    done += 1;
+                    schedules += 1;
+                    progress.show(&name, done);
+                    // An iteration that left racer's view or did not follow its recorded choices
+                    // does not run the same way twice: the tree is not known, the search stops.
+                    if outside || walk.diverged {
+                        break 'search;
+                    }
+                    next = walk.next();
+                }
+                if level == bound {
+                    // Straight to the process's standard error (libtest captures a test's
+                    // `eprintln!`): cargo racer counts these lines in its summary.
+                    crate::base::platform::write_stderr(&format!(
+                        "racer (model): '{name}': explored all {schedules} schedules under preemption bound {bound}\n"
+                    ));
+                    return;
                 }
             }
         }
