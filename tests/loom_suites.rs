@@ -371,7 +371,14 @@ mod runner {
 
         let r = cargo_racer_test(&fixture(), &["--loom", "--", "--exact", "release_acquire_handoff"]);
         assert!(r.success && r.race_lines().is_empty(), "{}", r.all());
-        assert!(r.stderr.contains("cargo racer: no data races found (1 test(s) passed, racer on)"), "{}", r.all());
+        assert!(r.stderr.contains("racer (model): 'release_acquire_handoff': explored all "), "{}", r.all());
+        assert!(
+            r.stderr.contains(
+                "cargo racer: no data races found (1 test(s) passed, racer on; 1 model(s) explored completely)"
+            ),
+            "{}",
+            r.all()
+        );
         assert!(!fixture().join("Cargo.lock").exists(), "the runner leaves no lock file behind");
 
         // In the same test: runs in the fixture's directory must not overlap (each puts the

@@ -294,6 +294,8 @@ fn a_model_threads_thread_local_destructors_run_after_its_iteration() {
         })
     });
     assert_eq!(failed, None);
-    assert_eq!(ITERATIONS.load(std::sync::atomic::Ordering::SeqCst), 20);
-    assert_eq!(DESTROYED.load(std::sync::atomic::Ordering::SeqCst), 20);
+    // The search explores this model whole in fewer than 20 iterations (see model_complete.rs).
+    let ran = ITERATIONS.load(std::sync::atomic::Ordering::SeqCst);
+    assert!((2..=20).contains(&ran), "{ran} iterations");
+    assert_eq!(DESTROYED.load(std::sync::atomic::Ordering::SeqCst), ran);
 }

@@ -21,6 +21,8 @@ pub struct Tally {
     pub started_binaries: usize,
     /// Test binaries in which the loom stand-in ran tests outside any model, unchecked.
     pub unchecked_binaries: usize,
+    /// Models whose every schedule under the preemption bound ran (racer's complete search).
+    pub complete_models: usize,
 }
 
 impl Tally {
@@ -39,6 +41,9 @@ impl Tally {
         }
         if line.starts_with("racer (loom stand-in): loom's types used outside any loom::model") {
             self.unchecked_binaries += 1;
+        }
+        if line.starts_with("racer (model): ") && line.contains("': explored all ") {
+            self.complete_models += 1;
         }
         if let Some(rest) = line.trim().strip_prefix("test result: ") {
             let num = |key: &str| -> usize {
@@ -62,6 +67,7 @@ impl Tally {
         self.failed_binaries += other.failed_binaries;
         self.started_binaries += other.started_binaries;
         self.unchecked_binaries += other.unchecked_binaries;
+        self.complete_models += other.complete_models;
     }
 }
 
@@ -124,10 +130,14 @@ pub fn summary(outcome: Option<&Outcome>, args: &Args) -> ExitCode {
         return ExitCode::from(130);
     };
     let code = status.code().unwrap_or(1);
-    let unchecked = match t.unchecked_binaries {
+    let complete = match t.complete_models {
         0 => String::new(),
+        n => format!("; {n} model(s) explored completely"),
+    };
+    let unchecked = match t.unchecked_binaries {
+        0 => complete,
         n => format!(
-            "; in {n} test binar{} tests outside any loom::model ran unchecked, as with std",
+            "{complete}; in {n} test binar{} tests outside any loom::model ran unchecked, as with std",
             if n == 1 { "y" } else { "ies" }
         ),
     };
@@ -200,7 +210,8 @@ mod tests {
                 failed: 2,
                 failed_binaries: 1,
                 started_binaries: 0,
-                unchecked_binaries: 0
+                unchecked_binaries: 0,
+                complete_models: 0
             }
         );
     }
@@ -229,6 +240,19 @@ mod tests {
             t.line(l);
         }
         assert_eq!((t.started_binaries, t.unchecked_binaries), (2, 1));
+    }
+
+    #[test]
+    fn tally_counts_models_explored_completely() {
+        let mut t = Tally::default();
+        for l in [
+            "racer (model): 'tests::push_pop': explored all 264 schedules under preemption bound 2",
+            "racer (model): 'tests::big': 1000 iterations in 2.1 s (476/s), 990 distinct schedules",
+            "racer (model): 'tests::small': explored all 4 schedules under preemption bound 0",
+        ] {
+            t.line(l);
+        }
+        assert_eq!(t.complete_models, 2);
     }
 
     #[test]

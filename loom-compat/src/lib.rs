@@ -115,10 +115,12 @@ pub mod model {
 
     /// loom's model configuration, mapped onto racer's schedules (`racer::model::Builder`):
     ///
-    /// - `preemption_bound` (or `LOOM_MAX_PREEMPTIONS`) `b` sets PCT's depth to `b + 1`: PCT's
-    ///   `d - 1` priority change points are the preemptions it places. Unset, the depth is 3
-    ///   (loom's CI setting of 2). racer's portfolio runs random schedules and PCT of depths
-    ///   `d - 1` and `d` in turn.
+    /// - `preemption_bound` (or `LOOM_MAX_PREEMPTIONS`) `b` bounds the preemptions of racer's
+    ///   complete search, which runs first, within half the budget (unset: 2, loom's CI setting):
+    ///   a model it explores whole ends there, saying "explored all N schedules under preemption
+    ///   bound b". A larger model then gets racer's portfolio, random schedules and PCT, whose
+    ///   depth `b` also sets to `b + 1` (PCT's `d - 1` priority change points are the
+    ///   preemptions it places).
     /// - `max_permutations` bounds the iterations, `max_duration` the time (racer's defaults:
     ///   1000 iterations within 1 s, `RACER_ITERATIONS`/`RACER_TIME` override).
     /// - The other fields bound loom's exhaustive search and change nothing here.
@@ -133,7 +135,7 @@ pub mod model {
         pub max_permutations: Option<usize>,
         /// The time budget.
         pub max_duration: Option<Duration>,
-        /// PCT's depth minus one.
+        /// The complete search's preemption bound (PCT's depth minus one).
         pub preemption_bound: Option<usize>,
         /// loom: checkpoint file of the exploration. Ignored.
         pub checkpoint_file: Option<PathBuf>,
@@ -189,6 +191,7 @@ pub mod model {
             let bound = self.preemption_bound.or_else(|| env_count("LOOM_MAX_PREEMPTIONS"));
             if let Some(bound) = bound {
                 b.depth(bound.saturating_add(1).min(8) as u32);
+                b.preemption_bound(bound.min(u32::MAX as usize) as u32);
             }
             // Before racer had schedules, `RACER_LOOM_RUNS` repeated the model on the OS's.
             if let Some(n) = self.max_permutations.or_else(|| env_count("RACER_LOOM_RUNS")).filter(|n| *n > 0) {

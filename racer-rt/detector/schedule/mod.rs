@@ -2,7 +2,8 @@
 //! run one at a time and hand the turn on at racer's interception points (atomics, fences,
 //! locks, condvars, channels, spawn/join, yields), so that one seed fixes the interleaving of
 //! every operation racer sees, and a strategy (PCT or random, `strategy`) explores
-//! interleavings the OS would rarely produce. Outside a model every hook here is one relaxed
+//! interleavings the OS would rarely produce, after a bounded depth-first search (`dfs`) that
+//! runs small models whole. Outside a model every hook here is one relaxed
 //! load of `MODELS` and a return.
 //!
 //! The primitives call `point` before an operation others may observe, `blocked` when an
@@ -12,6 +13,7 @@
 //!
 //! Imports: see the table in `racer-core/tests/layers.rs`. Invariant: see `scheduler`.
 
+pub mod dfs;
 pub mod rng;
 pub mod scheduler;
 pub mod strategy;

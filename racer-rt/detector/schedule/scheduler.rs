@@ -284,7 +284,16 @@ impl Scheduler {
 
     /// A choice among `n` stores a load may read, 0 the newest.
     pub fn choose_value(&self, n: u64) -> u64 {
+        // The search takes it in turn with the schedule's choices (see `super::dfs`).
+        if let Some(v) = self.lock().chooser.choose_value(n) {
+            return v;
+        }
         self.values.lock().unwrap_or_else(PoisonError::into_inner).below(n)
+    }
+
+    /// Under the search, this iteration's walk (its choices), once the iteration is over.
+    pub fn take_walk(&self) -> Option<super::dfs::Walk> {
+        self.lock().chooser.take_walk()
     }
 
     /// Keeps `thread` (a member's, lingering after its end) to be joined when the iteration is
@@ -390,6 +399,7 @@ impl Scheduler {
         }
         let steps = s.steps;
         s.chooser.stepped(me, steps, step == Step::Spin);
+        s.chooser.passing(me, step == Step::Op);
         let next = self.pass_turn(&mut s, me, step == Step::Spin);
         drop(s);
         if next != Some(me) {

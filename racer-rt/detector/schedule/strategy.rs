@@ -1,4 +1,5 @@
-//! How the scheduler picks the next thread: PCT or uniform random.
+//! How the scheduler picks the next thread: PCT, uniform random, or one iteration of the
+//! bounded depth-first search (`super::dfs`).
 //!
 //! **PCT** (Burckhardt et al., "A Randomized Scheduler with Probabilistic Guarantees of Finding
 //! Bugs", ASPLOS 2010): every thread gets a random priority above `depth`; the highest-priority
@@ -13,10 +14,11 @@
 
 use std::fmt;
 
+use super::dfs::{Path, Walk};
 use super::rng::Rng;
 
 /// A strategy with its parameters: with the seed, all an iteration's choices depend on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Strategy {
     Random,
     /// PCT of the given depth (at least 1), with change points drawn from `1..=steps`.
@@ -24,6 +26,8 @@ pub enum Strategy {
         depth: u32,
         steps: u64,
     },
+    /// One iteration of the depth-first search: the path it follows (the seed is not used).
+    Dfs(Path),
 }
 
 impl fmt::Display for Strategy {
@@ -31,15 +35,19 @@ impl fmt::Display for Strategy {
         match self {
             Strategy::Random => write!(f, "random"),
             Strategy::Pct { depth, steps } => write!(f, "pct{depth}/{steps}"),
+            Strategy::Dfs(path) => write!(f, "{path}"),
         }
     }
 }
 
 impl Strategy {
-    /// Parses what `Display` wrote (`random`, `pct3/120`).
+    /// Parses what `Display` wrote (`random`, `pct3/120`, `dfs@12=1,30=2`).
     pub fn parse(s: &str) -> Option<Strategy> {
         if s == "random" {
             return Some(Strategy::Random);
+        }
+        if s.starts_with("dfs@") {
+            return Path::parse(s).map(Strategy::Dfs);
         }
         let (depth, steps) = s.strip_prefix("pct")?.split_once('/')?;
         let depth: u32 = depth.parse().ok().filter(|d| *d >= 1)?;
@@ -58,6 +66,10 @@ pub struct Chooser {
     change_points: Vec<(u64, i64)>,
     /// The lowest priority given so far (a spinning thread goes below it).
     lowest: i64,
+    /// The depth-first search's walk, under `Strategy::Dfs`.
+    walk: Option<Walk>,
+    /// The thread that passed an `Op` point last and may go on (leaving it is a preemption).
+    running: Option<usize>,
 }
 
 impl Chooser {
@@ -70,14 +82,34 @@ impl Chooser {
             }
             change_points.sort_unstable();
         }
-        Chooser { strategy, rng, priority: Vec::new(), change_points, lowest: 0 }
+        let walk = match &strategy {
+            Strategy::Dfs(path) => Some(Walk::new(path.clone())),
+            _ => None,
+        };
+        Chooser { strategy, rng, priority: Vec::new(), change_points, lowest: 0, walk, running: None }
+    }
+
+    /// `current` passes a point; `op`: an operation after which it could go on (not a spin, a
+    /// block or its end), so that running another thread next is a preemption.
+    pub fn passing(&mut self, current: usize, op: bool) {
+        self.running = op.then_some(current);
+    }
+
+    /// Under the search, which of `n` stores a load reads; `None` under the other strategies.
+    pub fn choose_value(&mut self, n: u64) -> Option<u64> {
+        self.walk.as_mut().map(|w| w.choose_value(n))
+    }
+
+    /// The search's walk of this iteration, taken out (`None` under the other strategies).
+    pub fn take_walk(&mut self) -> Option<Walk> {
+        self.walk.take()
     }
 
     /// A new thread: a random priority above every change point's.
     pub fn add_thread(&mut self) {
         let depth = match self.strategy {
             Strategy::Pct { depth, .. } => i64::from(depth),
-            Strategy::Random => 0,
+            Strategy::Random | Strategy::Dfs(_) => 0,
         };
         let p = depth + 1 + (self.rng.next_u64() >> 34) as i64;
         self.priority.push(p);
@@ -103,9 +135,12 @@ impl Chooser {
 
     /// The thread to run next among `candidates` (not empty, ascending ids).
     pub fn choose(&mut self, candidates: &[usize]) -> usize {
+        if let Some(walk) = &mut self.walk {
+            return walk.choose_thread(candidates, self.running);
+        }
         match self.strategy {
             Strategy::Random => candidates[self.rng.below(candidates.len() as u64) as usize],
-            Strategy::Pct { .. } => {
+            Strategy::Pct { .. } | Strategy::Dfs(_) => {
                 *candidates.iter().max_by_key(|&&t| (self.priority[t], std::cmp::Reverse(t))).expect("a candidate")
             }
         }
@@ -118,7 +153,8 @@ mod tests {
 
     #[test]
     fn display_parses_back() {
-        for s in [Strategy::Random, Strategy::Pct { depth: 3, steps: 120 }] {
+        let dfs = Strategy::Dfs(Path { bound: None, choices: vec![(12, 1), (30, 2)] });
+        for s in [Strategy::Random, Strategy::Pct { depth: 3, steps: 120 }, dfs] {
             assert_eq!(Strategy::parse(&s.to_string()), Some(s));
         }
         assert_eq!(Strategy::parse("pct0/3"), None);

@@ -14,7 +14,9 @@ pub const DEFAULT_MAX_STEPS: u64 = 200_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Strategy {
-    /// Random and PCT of depths 2 and 3, in turn by seed (the default).
+    /// First a complete search under a preemption bound, within half the budget; a model it
+    /// does not finish then gets random and PCT of depths 2 and 3, in turn by seed (the
+    /// default).
     Portfolio,
     /// Probabilistic Concurrency Testing of [`Builder::depth`].
     Pct,
@@ -40,6 +42,9 @@ pub struct Builder {
     pub max_steps: u64,
     /// One iteration to run again, as a report printed it (`RACER_REPLAY` overrides).
     pub replay: Option<String>,
+    /// The preemption bound of the complete search that `Portfolio` runs first (see
+    /// `schedule::dfs`); `None`: `LOOM_MAX_PREEMPTIONS` if set, else 2, as loom's.
+    pub preemption_bound: Option<u32>,
 }
 
 impl Default for Builder {
@@ -59,6 +64,7 @@ impl Builder {
             seed: 0,
             max_steps: DEFAULT_MAX_STEPS,
             replay: None,
+            preemption_bound: None,
         }
     }
 
@@ -90,6 +96,13 @@ impl Builder {
 
     pub fn max_steps(&mut self, steps: u64) -> &mut Builder {
         self.max_steps = steps.max(1);
+        self
+    }
+
+    /// The complete search's preemption bound: at most `bound` switches per iteration away
+    /// from a thread that could go on (as loom's `preemption_bound`).
+    pub fn preemption_bound(&mut self, bound: u32) -> &mut Builder {
+        self.preemption_bound = Some(bound);
         self
     }
 
