@@ -386,7 +386,13 @@ impl<T> ResultSlot<T> {
 impl<T> JoinHandle<T> {
     #[track_caller]
     pub fn join(self) -> Result<T> {
-        let site = Location::caller();
+        self.join_at(Location::caller())
+    }
+
+    /// As `join`, at `site` (racer-rt's model tasks: the join of a task's thread is at the
+    /// task's spawn, the user's line, not in racer's code).
+    #[doc(hidden)]
+    pub fn join_at(self, site: &'static Location<'static>) -> Result<T> {
         match self.inner {
             Joined::Std(inner) => self.ending.join(site, || inner.join()),
             Joined::Model(slot) => self.ending.join(site, || slot.take()),

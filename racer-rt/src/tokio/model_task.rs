@@ -50,6 +50,8 @@ impl<T> Slot<T> {
 pub(crate) struct ModelJoin<T> {
     slot: Arc<Slot<T>>,
     thread: Option<thread::JoinHandle<()>>,
+    /// Where the task was spawned: a model's messages name it for the task's waits and joins.
+    site: &'static Location<'static>,
 }
 
 /// The name of a task's model thread, as reports and the model's messages show it.
@@ -64,14 +66,14 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let slot = Slot::new();
+    let (slot, site) = (Slot::new(), Location::caller());
     let filled = slot.clone();
     let thread = thread::Builder::new()
-        .name(task_name(Location::caller()))
+        .name(task_name(site))
         .spawn(move || {
             let run = TaskRun::new(true);
             *filled.task.lock().unwrap_or_else(PoisonError::into_inner) = Some(run.waker());
-            let output = match catch_unwind(AssertUnwindSafe(|| run.run(future, &filled.aborted))) {
+            let output = match catch_unwind(AssertUnwindSafe(|| run.run_at(future, &filled.aborted, site))) {
                 Ok(Some(value)) => Ok(value),
                 Ok(None) => Err(join_error(None)),
                 Err(panic) => Err(join_error(Some(panic))),
@@ -79,7 +81,7 @@ where
             filled.finish(output);
         })
         .expect("racer (model): spawning a task's thread");
-    ModelJoin { slot, thread: Some(thread) }
+    ModelJoin { slot, thread: Some(thread), site }
 }
 
 /// Runs the blocking closure `f` as a model task (`spawn_blocking` inside a model).
@@ -89,16 +91,16 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let slot = Slot::new();
+    let (slot, site) = (Slot::new(), Location::caller());
     let filled = slot.clone();
     let thread = thread::Builder::new()
-        .name(task_name(Location::caller()))
+        .name(task_name(site))
         .spawn(move || {
             let output = catch_unwind(AssertUnwindSafe(f)).map_err(|panic| join_error(Some(panic)));
             filled.finish(output);
         })
         .expect("racer (model): spawning a blocking task's thread");
-    ModelJoin { slot, thread: Some(thread) }
+    ModelJoin { slot, thread: Some(thread), site }
 }
 
 impl<T> ModelJoin<T> {
@@ -125,7 +127,7 @@ impl<T> ModelJoin<T> {
         let Some(output) = output else { return Poll::Pending };
         if let Some(thread) = self.thread.take() {
             // Its closure has caught every panic: the join is the happens-before edge.
-            let _ = thread.join();
+            let _ = thread.join_at(self.site);
         }
         Poll::Ready(output)
     }

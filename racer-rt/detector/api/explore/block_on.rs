@@ -87,7 +87,17 @@ impl TaskRun {
     /// poll or the model shuts its tasks down (`None`; the future is dropped first).
     #[track_caller]
     pub fn run<F: Future>(&self, future: F, cancelled: &AtomicBool) -> Option<F::Output> {
-        let at = Location::caller();
+        self.run_at(future, cancelled, Location::caller())
+    }
+
+    /// As `run`, its waits named at `at` where the future passed no point before (a task's
+    /// spawn site).
+    pub fn run_at<F: Future>(
+        &self,
+        future: F,
+        cancelled: &AtomicBool,
+        at: &'static Location<'static>,
+    ) -> Option<F::Output> {
         let waker = self.waker();
         let mut cx = Context::from_waker(&waker);
         let mut future = pin!(future);
