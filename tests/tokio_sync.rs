@@ -296,6 +296,42 @@ fn semaphore_orders_giving_before_taking() {
     });
 }
 
+/// `close` releases, and each way of learning of the close acquires: a waiting `acquire` that
+/// fails, a `try_acquire` that fails with `Closed`, `is_closed` returning true (a once-cell over a
+/// semaphore, as async-lazy's, writes its value, then closes; its waiters read the value then).
+#[test]
+fn semaphore_close_orders_the_closer_before_who_sees_it_closed() {
+    no_report_every_run("Semaphore::close", || async {
+        let gate = Arc::new(Semaphore::new(0));
+        let x = cell();
+        let mut seers = Vec::new();
+        for way in 0..3 {
+            let (g, x) = (gate.clone(), x.clone());
+            seers.push(racer::tokio::spawn(async move {
+                match way {
+                    0 => assert!(g.acquire().await.is_err()),
+                    1 => {
+                        while !matches!(g.try_acquire(), Err(TryAcquireError::Closed)) {
+                            task::yield_now().await;
+                        }
+                    }
+                    _ => {
+                        while !g.is_closed() {
+                            task::yield_now().await;
+                        }
+                    }
+                }
+                assert_eq!(unsafe { x.get() }, 1);
+            }));
+        }
+        unsafe { x.set(1) };
+        gate.close();
+        for seer in seers {
+            seer.await.unwrap();
+        }
+    });
+}
+
 /// A forgotten permit gives nothing back and orders nothing.
 #[cfg(feature = "race-detect")]
 #[test]

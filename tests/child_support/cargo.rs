@@ -1,7 +1,8 @@
 //! A child `cargo` (or the `cargo-racer` it built) run by the suites that fetch published crates
-//! from the registry (`tests/loom_suites.rs`, `tests/async_suites.rs`, `tests/real_crates.rs`), and the switch that runs
-//! them: they take minutes and need the registry, so a plain `cargo test` skips them, with a
-//! printed line, unless `RACER_REGISTRY_SUITES=1` (which `.ci/run` sets).
+//! from the registry (`tests/loom_suites.rs`, `tests/async_suites.rs`, `tests/async_mutants.rs`,
+//! `tests/real_crates.rs`), and the switch that runs them: they take minutes and need the
+//! registry, so a plain `cargo test` skips them, with a printed line, unless
+//! `RACER_REGISTRY_SUITES=1` (which `.ci/run` sets).
 // Each suite uses its part.
 #![allow(dead_code)]
 

@@ -1,7 +1,10 @@
 //! `Semaphore` and its permits: tokio's semaphore does the counting and the waiting, and its
 //! clock orders givers before takers. Giving permits back (a permit's drop, `add_permits`)
 //! releases; taking them acquires once tokio gave them. `forget` and `forget_permits` release
-//! nothing.
+//! nothing. `close` releases too, and whoever learns of the close (an acquisition failing with
+//! the closed error, `is_closed` returning true) acquires: a once-cell over a semaphore (async-lazy)
+//! closes it after the value is written, and its waiters read the value when their acquisition
+//! fails.
 //!
 //! A permit here is a count: tokio's permit is forgotten as soon as it is taken, and the permit's
 //! drop gives its permits back with `add_permits`, which is what the drop of tokio's permit does.
@@ -87,22 +90,34 @@ impl Semaphore {
         OwnedSemaphorePermit { sem: self, permits, at }
     }
 
+    /// The closer's release, acquired by a caller at `at` that learnt of the close.
+    fn saw_close(&self, at: &'static Location<'static>) {
+        self.hand.acquire("seeing closed", at);
+    }
+
     /// Takes `n` permits from tokio's semaphore, waiting for them, and forgets tokio's permit.
-    async fn take(&self, n: u32) -> Result<(), AcquireError> {
-        self.raw.acquire_many(n).await?.forget();
+    async fn take(&self, n: u32, at: &'static Location<'static>) -> Result<(), AcquireError> {
+        let permit = self.raw.acquire_many(n).await.inspect_err(|_| self.saw_close(at))?;
+        permit.forget();
         Ok(())
     }
 
     /// Takes `n` permits if they are free, and forgets tokio's permit.
-    fn try_take(&self, n: u32) -> Result<(), TryAcquireError> {
-        self.raw.try_acquire_many(n)?.forget();
+    fn try_take(&self, n: u32, at: &'static Location<'static>) -> Result<(), TryAcquireError> {
+        let permit = self.raw.try_acquire_many(n).inspect_err(|e| {
+            if matches!(e, TryAcquireError::Closed) {
+                self.saw_close(at);
+            }
+        })?;
+        permit.forget();
         Ok(())
     }
 
     /// Takes `n` permits, blocking the thread, and forgets tokio's permit.
     #[track_caller]
-    fn blocking_take(&self, n: u32) -> Result<(), AcquireError> {
-        self.raw.blocking_acquire_many(n)?.forget();
+    fn blocking_take(&self, n: u32, at: &'static Location<'static>) -> Result<(), AcquireError> {
+        let permit = self.raw.blocking_acquire_many(n).inspect_err(|_| self.saw_close(at))?;
+        permit.forget();
         Ok(())
     }
 
@@ -117,7 +132,7 @@ impl Semaphore {
     pub fn acquire_many(&self, n: u32) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
         let at = Location::caller();
         async move {
-            self.take(n).await?;
+            self.take(n, at).await?;
             Ok(self.taken(n as usize, at))
         }
     }
@@ -132,7 +147,7 @@ impl Semaphore {
     #[track_caller]
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
         let at = Location::caller();
-        self.try_take(n)?;
+        self.try_take(n, at)?;
         Ok(self.taken(n as usize, at))
     }
 
@@ -146,7 +161,7 @@ impl Semaphore {
     #[track_caller]
     pub fn blocking_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
         let at = Location::caller();
-        self.blocking_take(n)?;
+        self.blocking_take(n, at)?;
         Ok(self.taken(n as usize, at))
     }
 
@@ -164,7 +179,7 @@ impl Semaphore {
     ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
         let at = Location::caller();
         async move {
-            self.take(n).await?;
+            self.take(n, at).await?;
             Ok(self.taken_owned(n as usize, at))
         }
     }
@@ -180,7 +195,7 @@ impl Semaphore {
     #[track_caller]
     pub fn try_acquire_many_owned(self: Arc<Self>, n: u32) -> Result<OwnedSemaphorePermit, TryAcquireError> {
         let at = Location::caller();
-        self.try_take(n)?;
+        self.try_take(n, at)?;
         Ok(self.taken_owned(n as usize, at))
     }
 
@@ -196,18 +211,26 @@ impl Semaphore {
     #[track_caller]
     pub fn blocking_acquire_many_owned(self: Arc<Self>, n: u32) -> Result<OwnedSemaphorePermit, AcquireError> {
         let at = Location::caller();
-        self.blocking_take(n)?;
+        self.blocking_take(n, at)?;
         Ok(self.taken_owned(n as usize, at))
     }
 
-    /// Closes the semaphore: waiting and later acquisitions fail.
+    /// Closes the semaphore: waiting and later acquisitions fail. A release first, which
+    /// whoever sees the close acquires.
+    #[track_caller]
     pub fn close(&self) {
+        self.hand.release("closing", Location::caller());
         self.raw.close();
     }
 
-    /// Whether the semaphore was closed.
+    /// Whether the semaphore was closed: true acquires the closer's release.
+    #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.raw.is_closed()
+        let closed = self.raw.is_closed();
+        if closed {
+            self.saw_close(Location::caller());
+        }
+        closed
     }
 }
 
