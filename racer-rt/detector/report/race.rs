@@ -669,6 +669,16 @@ impl Race {
     }
 }
 
+/// What a report calls a cell of type `Shared<type_name>`: that, or, for the cell that stands
+/// for a loom atomic's creation in racer's stand-in (`Shared<loom::sync::atomic::Creation<A>>`,
+/// a cell written at `new` and read by every operation), "the creation of A".
+fn cell_name(type_name: &str) -> String {
+    match type_name.strip_prefix("loom::sync::atomic::Creation<").and_then(|t| t.strip_suffix('>')) {
+        Some(atomic) => format!("the creation of {atomic}"),
+        None => format!("Shared<{type_name}>"),
+    }
+}
+
 impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "==================")?;
@@ -678,9 +688,9 @@ impl fmt::Display for Race {
         } else {
             writeln!(
                 f,
-                "WARNING: racer: data race ({}) on Shared<{}> at {:#x}",
+                "WARNING: racer: data race ({}) on {} at {:#x}",
                 self.kind.explained(),
-                self.type_name,
+                cell_name(self.type_name),
                 self.address
             )?;
         }
@@ -703,7 +713,8 @@ impl fmt::Display for Race {
         }
         if let Some(birth) = &self.cell {
             let how = if birth.created { "created" } else { "first accessed" };
-            let head = format!("  Shared<{}> {how} by {} at {}", self.type_name, birth.thread_label(), birth.location);
+            let name = capitalised(&cell_name(self.type_name));
+            let head = format!("  {name} {how} by {} at {}", birth.thread_label(), birth.location);
             // At the site of one of the two accesses, by its thread: its stack is shown above.
             let shown = [(&self.current, ""), (&self.previous, "previous ")]
                 .into_iter()
