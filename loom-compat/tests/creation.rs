@@ -16,7 +16,7 @@ type Site = &'static Location<'static>;
 /// Thread "creator" makes a value with `create` and stores a pointer to it with `publish`;
 /// thread "user" waits for it in time (through `std::sync`, which racer does not see), loads it
 /// with `observe` and runs `touch` on it. Returns the report and the two sites.
-fn publish_then_touch<T: Send + Sync + 'static>(
+fn publish_then_touch<T: Send + 'static>(
     create: fn() -> (T, Site),
     publish: Ordering,
     observe: Ordering,
