@@ -337,6 +337,43 @@ mod published {
         assert!(report.contains("oneshot::sender::Sender<T>::send"), "the sender's stack\n{}", r.all());
         assert!(r.stderr.contains("data race(s) reported"), "the runner's summary\n{}", r.all());
     }
+
+    /// `cargo run` of `real-crates/loom-auto-traits` (loom 0.7.2 from the registry beside the
+    /// stand-in): the output's lines of differences and its last line, for one build.
+    fn auto_trait_differences(features: &[&str]) -> (Vec<String>, String) {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.args(["run", "-q", "--manifest-path"])
+            .arg(repo().join("real-crates/loom-auto-traits/Cargo.toml"))
+            .args(features)
+            .env("CARGO_TARGET_DIR", real_crates_target().join("loom-auto-traits"));
+        let r = run(cmd);
+        let mut lines: Vec<String> = r.stdout.lines().map(str::to_owned).collect();
+        let last = lines.pop().unwrap_or_else(|| panic!("the comparison's summary\n{}", r.all()));
+        assert!(last.contains("types compared"), "{}", r.all());
+        assert_eq!(r.success, lines.is_empty(), "exits non-zero exactly when a trait differs\n{}", r.all());
+        (lines, last)
+    }
+
+    /// Every public type loom 0.7.2 and the stand-in both have has loom's Send, Sync, Unpin,
+    /// UnwindSafe and RefUnwindSafe, both ways, for seven type arguments of each generic type
+    /// (126 types): in the race-detect build (the one `cargo racer test --loom` runs), none
+    /// differs. Without race-detect the stand-in's locks are std's, whose guards are `Sync` for
+    /// a `T` that is `Sync` but not `Send` (loom's are not): those three, and nothing else.
+    #[test]
+    fn stand_in_auto_traits_are_loom_s() {
+        if skipped() {
+            return;
+        }
+        let (differences, last) = auto_trait_differences(&["--features", "race-detect"]);
+        assert!(differences.is_empty(), "{differences:#?}");
+        assert!(last.ends_with(": 0 differences"), "{last}");
+        let (differences, _) = auto_trait_differences(&[]);
+        let std_guards: Vec<String> = ["MutexGuard", "RwLockReadGuard", "RwLockWriteGuard"]
+            .iter()
+            .map(|g| format!("sync::{g}<std::sync::MutexGuard<'static,u32>>: loom's is not Sync, the stand-in's is"))
+            .collect();
+        assert_eq!(differences, std_guards);
+    }
 }
 
 #[cfg(not(feature = "race-detect"))]

@@ -79,9 +79,11 @@ impl<A: ?Sized> Drop for CreationCell<A> {
     }
 }
 
-// As std's atomics are: the creation cell holds no value, and is only ever read after `new`.
-impl<I: std::panic::RefUnwindSafe, A: ?Sized> std::panic::RefUnwindSafe for Object<I, A> {}
-impl<I: std::panic::UnwindSafe, A: ?Sized> std::panic::UnwindSafe for Object<I, A> {}
+// As loom's atomics are (for every `T` of an `AtomicPtr<T>` too, where std's is `UnwindSafe`
+// only for a `T` that is `RefUnwindSafe`): an atomic is never half-made by a panic, and the
+// creation cell holds no value and is only ever read after `new`.
+impl<I, A: ?Sized> std::panic::RefUnwindSafe for Object<I, A> {}
+impl<I, A: ?Sized> std::panic::UnwindSafe for Object<I, A> {}
 
 impl<I, A: ?Sized> Object<I, A> {
     #[track_caller]
