@@ -101,8 +101,8 @@ impl<I, A: ?Sized> Object<I, A> {
         &self.atomic
     }
 
-    fn into_atomic(self: Box<Self>) -> I {
-        let Object { atomic, creation } = *self;
+    fn into_atomic(self) -> I {
+        let Object { atomic, creation } = self;
         drop(creation);
         atomic
     }
@@ -150,7 +150,7 @@ macro_rules! common_methods {
         /// As std's `into_inner`.
         #[inline]
         pub fn into_inner(self) -> $v {
-            self.0.into_atomic().into_inner()
+            (*self.0).into_atomic().into_inner()
         }
 
         /// As std's `load`.
