@@ -223,14 +223,27 @@ mod published {
 
     /// arcstr 1.2.0 (`--cfg loom`, models in its unit tests): its header is laid out by hand
     /// (`OFFSET_DATA = 8 + size_of::<AtomicUsize>()`, with `size_of`/`align_of` assertions on
-    /// loom's `AtomicUsize`), so it builds and runs only where the stand-in's atomics have std's
-    /// layout; seven models of clones and drops across threads.
+    /// loom's `AtomicUsize`), so it builds and runs only where the stand-in's atomics have the
+    /// layout it was written for (loom's one word); seven models of clones and drops across
+    /// threads.
     #[test]
     fn arcstr_loom_suite() {
         if skipped() {
             return;
         }
         suite_passes("arcstr", &["--loom", "--lib"], 7);
+    }
+
+    /// flashmap 0.2.0's doc tests under its `loom` feature: 31 (its library's and README's; one
+    /// more is flashmap's own `ignore`), and its five `compile_fail` tests that a type is not
+    /// `Send` or `Sync`, which compile (and so fail) unless the stand-in's `UnsafeCell` is not
+    /// `Sync`, as loom's is not.
+    #[test]
+    fn flashmap_doc_tests() {
+        if skipped() {
+            return;
+        }
+        suite_passes("flashmap", &["--loom", "--features", "loom", "--doc"], 36);
     }
 
     /// sdd 4.8.11 (its `loom` feature; its models are unit tests): epoch-based reclamation over
