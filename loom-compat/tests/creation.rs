@@ -125,7 +125,9 @@ fn an_atomic_published_with_a_relaxed_store_races_with_its_creation() {
         publish_then_touch(|| new_atomic(), Ordering::Relaxed, Ordering::Acquire, |a| load_from(a));
     assert_creation_race(&report, created, touched);
     let text = report.to_string();
-    assert!(text.contains("on the creation of loom::sync::atomic::AtomicUsize"), "{text}");
+    assert!(text.contains("on the creation of loom::sync::atomic::AtomicUsize at 0x"), "{text}");
+    let birth = format!("  loom::sync::atomic::AtomicUsize created by thread 'creator' at {created}:");
+    assert!(text.contains(&birth), "{text}");
 }
 
 #[test]

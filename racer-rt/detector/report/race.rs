@@ -669,11 +669,17 @@ impl Race {
     }
 }
 
-/// What a report calls a cell of type `Shared<type_name>`: that, or, for the cell that stands
-/// for a loom atomic's creation in racer's stand-in (`Shared<loom::sync::atomic::Creation<A>>`,
-/// a cell written at `new` and read by every operation), "the creation of A".
+/// The loom atomic `A` whose creation the cell of type `Shared<type_name>` stands for, in
+/// racer's stand-in (`Shared<loom::sync::atomic::Creation<A>>`: a cell written at `new` and
+/// read by every operation on the atomic).
+fn creation_of(type_name: &str) -> Option<&str> {
+    type_name.strip_prefix("loom::sync::atomic::Creation<")?.strip_suffix('>')
+}
+
+/// What a report calls a cell of type `Shared<type_name>`: that, or "the creation of A" for a
+/// loom atomic's creation (see [`creation_of`]).
 fn cell_name(type_name: &str) -> String {
-    match type_name.strip_prefix("loom::sync::atomic::Creation<").and_then(|t| t.strip_suffix('>')) {
+    match creation_of(type_name) {
         Some(atomic) => format!("the creation of {atomic}"),
         None => format!("Shared<{type_name}>"),
     }
@@ -713,7 +719,8 @@ impl fmt::Display for Race {
         }
         if let Some(birth) = &self.cell {
             let how = if birth.created { "created" } else { "first accessed" };
-            let name = capitalised(&cell_name(self.type_name));
+            // A loom atomic's creation cell is the atomic, as far as the reader knows.
+            let name = creation_of(self.type_name).map_or_else(|| cell_name(self.type_name), str::to_owned);
             let head = format!("  {name} {how} by {} at {}", birth.thread_label(), birth.location);
             // At the site of one of the two accesses, by its thread: its stack is shown above.
             let shown = [(&self.current, ""), (&self.previous, "previous ")]
