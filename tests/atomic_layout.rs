@@ -1,6 +1,7 @@
 //! racer's atomics have std's size and alignment in both builds: `size_of`/`align_of`
 //! assertions and hand-computed offsets in users' code hold. The detector's part of an atomic
-//! lives beside it, keyed by the atomic's exact address.
+//! lives beside it, keyed by the atomic's exact address, so `from_ptr` makes one over a bare
+//! value. (The loom stand-in's atomics have loom's layout instead: loom-compat/tests/layout.rs.)
 
 use racer::sync::atomic::{
     AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicPtr, AtomicU16, AtomicU32, AtomicU64,
@@ -34,6 +35,21 @@ fn every_atomic_has_std_size_and_alignment() {
     assert_eq!(align_of::<AtomicPtr<u8>>(), align_of::<std::sync::atomic::AtomicPtr<u8>>());
 }
 
+/// `from_ptr` over bare integers, in both builds: the value is the atomic's.
+#[test]
+fn from_ptr_makes_atomics_over_bare_values() {
+    use racer::sync::atomic::Ordering;
+    let mut words = [1u64, 2, 3];
+    let mut flag = false;
+    // SAFETY: each pointer is aligned and valid for the references' lives; only atomics reach
+    // the values meanwhile.
+    let (second, flag_atomic) =
+        unsafe { (AtomicU64::from_ptr(words.as_mut_ptr().add(1)), AtomicBool::from_ptr(&mut flag)) };
+    assert_eq!(second.fetch_add(40, Ordering::AcqRel), 2);
+    flag_atomic.store(true, Ordering::Release);
+    assert_eq!((words, flag), ([1, 42, 3], true));
+}
+
 #[cfg(feature = "race-detect")]
 mod detector {
     use racer::sync::atomic::{AtomicU32, Ordering};
@@ -63,6 +79,47 @@ mod detector {
             pair.1.with(|v| unsafe { *v });
             writer.join().unwrap();
         });
+        assert_eq!(report.len(), 1, "{report}");
+        assert_eq!(report.races()[0].kind(), RaceKind::Flow);
+    }
+
+    /// A bare word and a cell; the word is only ever reached through `from_ptr` atomics.
+    struct Word(std::cell::UnsafeCell<u32>, Shared<u64>);
+
+    // SAFETY: the word is only reached through atomics.
+    unsafe impl Sync for Word {}
+
+    impl Word {
+        fn flag(&self) -> &AtomicU32 {
+            // SAFETY: the word is aligned, lives as long as `self`, and is only reached
+            // through atomics.
+            unsafe { AtomicU32::from_ptr(self.0.get()) }
+        }
+    }
+
+    /// A flag made by `from_ptr` over a bare word synchronises as any racer atomic: a Release
+    /// store read by an Acquire load orders the cell, a Relaxed one does not.
+    fn hand_over_through_from_ptr(store: Ordering) -> racer::Report {
+        racer::check(|| {
+            let word = Arc::new(Word(std::cell::UnsafeCell::new(0), Shared::new(0)));
+            let w = word.clone();
+            let writer = thread::spawn(move || {
+                w.1.with_mut(|v| unsafe { *v = 1 });
+                w.flag().store(1, store);
+            });
+            while word.flag().load(Ordering::Acquire) == 0 {
+                std::hint::spin_loop();
+            }
+            word.1.with(|v| unsafe { *v });
+            writer.join().unwrap();
+        })
+    }
+
+    #[test]
+    fn from_ptr_atomics_order_what_they_release() {
+        let report = hand_over_through_from_ptr(Ordering::Release);
+        assert!(report.is_empty(), "{report}");
+        let report = hand_over_through_from_ptr(Ordering::Relaxed);
         assert_eq!(report.len(), 1, "{report}");
         assert_eq!(report.races()[0].kind(), RaceKind::Flow);
     }

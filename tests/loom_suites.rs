@@ -223,14 +223,27 @@ mod published {
 
     /// arcstr 1.2.0 (`--cfg loom`, models in its unit tests): its header is laid out by hand
     /// (`OFFSET_DATA = 8 + size_of::<AtomicUsize>()`, with `size_of`/`align_of` assertions on
-    /// loom's `AtomicUsize`), so it builds and runs only where the stand-in's atomics have std's
-    /// layout; seven models of clones and drops across threads.
+    /// loom's `AtomicUsize`), so it builds and runs only where the stand-in's atomics have the
+    /// layout it was written for (loom's one word); seven models of clones and drops across
+    /// threads.
     #[test]
     fn arcstr_loom_suite() {
         if skipped() {
             return;
         }
         suite_passes("arcstr", &["--loom", "--lib"], 7);
+    }
+
+    /// flashmap 0.2.0's doc tests under its `loom` feature: 31 (its library's and README's; one
+    /// more is flashmap's own `ignore`), and its five `compile_fail` tests that a type is not
+    /// `Send` or `Sync`, which compile (and so fail) unless the stand-in's `UnsafeCell` is not
+    /// `Sync`, as loom's is not.
+    #[test]
+    fn flashmap_doc_tests() {
+        if skipped() {
+            return;
+        }
+        suite_passes("flashmap", &["--loom", "--features", "loom", "--doc"], 36);
     }
 
     /// sdd 4.8.11 (its `loom` feature; its models are unit tests): epoch-based reclamation over
@@ -336,6 +349,43 @@ mod published {
         );
         assert!(report.contains("oneshot::sender::Sender<T>::send"), "the sender's stack\n{}", r.all());
         assert!(r.stderr.contains("data race(s) reported"), "the runner's summary\n{}", r.all());
+    }
+
+    /// `cargo run` of `real-crates/loom-auto-traits` (loom 0.7.2 from the registry beside the
+    /// stand-in): the output's lines of differences and its last line, for one build.
+    fn auto_trait_differences(features: &[&str]) -> (Vec<String>, String) {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.args(["run", "-q", "--manifest-path"])
+            .arg(repo().join("real-crates/loom-auto-traits/Cargo.toml"))
+            .args(features)
+            .env("CARGO_TARGET_DIR", real_crates_target().join("loom-auto-traits"));
+        let r = run(cmd);
+        let mut lines: Vec<String> = r.stdout.lines().map(str::to_owned).collect();
+        let last = lines.pop().unwrap_or_else(|| panic!("the comparison's summary\n{}", r.all()));
+        assert!(last.contains("types compared"), "{}", r.all());
+        assert_eq!(r.success, lines.is_empty(), "exits non-zero exactly when a trait differs\n{}", r.all());
+        (lines, last)
+    }
+
+    /// Every public type loom 0.7.2 and the stand-in both have has loom's Send, Sync, Unpin,
+    /// UnwindSafe and RefUnwindSafe, both ways, for seven type arguments of each generic type
+    /// (126 types): in the race-detect build (the one `cargo racer test --loom` runs), none
+    /// differs. Without race-detect the stand-in's locks are std's, whose guards are `Sync` for
+    /// a `T` that is `Sync` but not `Send` (loom's are not): those three, and nothing else.
+    #[test]
+    fn stand_in_auto_traits_are_loom_s() {
+        if skipped() {
+            return;
+        }
+        let (differences, last) = auto_trait_differences(&["--features", "race-detect"]);
+        assert!(differences.is_empty(), "{differences:#?}");
+        assert!(last.ends_with(": 0 differences"), "{last}");
+        let (differences, _) = auto_trait_differences(&[]);
+        let std_guards: Vec<String> = ["MutexGuard", "RwLockReadGuard", "RwLockWriteGuard"]
+            .iter()
+            .map(|g| format!("sync::{g}<std::sync::MutexGuard<'static,u32>>: loom's is not Sync, the stand-in's is"))
+            .collect();
+        assert_eq!(differences, std_guards);
     }
 }
 

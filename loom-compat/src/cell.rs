@@ -12,9 +12,16 @@
 ///
 /// `get` and `get_mut` return loom's `ConstPtr`/`MutPtr` guards; their access is checked
 /// when the guard is made.
+///
+/// Not `Sync`, as loom's and std's are not (racer's `Shared` is, when `T: Send`): code written
+/// for loom shares a cell only through a type it declares `Sync` itself, and its
+/// `compile_fail` tests rely on that. `Send` when `T` is.
 #[derive(Default)]
 #[repr(transparent)]
-pub struct UnsafeCell<T: ?Sized>(racer::Shared<T>);
+pub struct UnsafeCell<T: ?Sized>(NotSync, racer::Shared<T>);
+
+/// Takes `Sync` away from the type that holds it, and nothing else (`Cell<()>` is `Send`).
+type NotSync = std::marker::PhantomData<std::cell::Cell<()>>;
 
 impl<T> UnsafeCell<T> {
     /// A new cell holding `value`. As in loom, the creation is a write: a thread that reaches
@@ -24,9 +31,9 @@ impl<T> UnsafeCell<T> {
     #[inline]
     pub fn new(value: T) -> UnsafeCell<T> {
         if crate::outside::checked() {
-            UnsafeCell(racer::Shared::new_written(value))
+            UnsafeCell(NotSync::default(), racer::Shared::new_written(value))
         } else {
-            UnsafeCell(racer::Shared::new(value))
+            UnsafeCell(NotSync::default(), racer::Shared::new(value))
         }
     }
 
@@ -36,7 +43,7 @@ impl<T> UnsafeCell<T> {
     pub fn into_inner(self) -> T {
         let this = std::mem::ManuallyDrop::new(self);
         // SAFETY: `this` is never used or dropped again; the `Shared` is moved out once.
-        unsafe { std::ptr::read(&this.0) }.into_inner()
+        unsafe { std::ptr::read(&this.1) }.into_inner()
     }
 }
 
@@ -46,9 +53,9 @@ impl<T: ?Sized> UnsafeCell<T> {
     #[inline]
     pub fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
         if crate::outside::checked() {
-            self.0.with(f)
+            self.1.with(f)
         } else {
-            racer::annotate::ignore_accesses(|| self.0.with(f))
+            racer::annotate::ignore_accesses(|| self.1.with(f))
         }
     }
 
@@ -57,9 +64,9 @@ impl<T: ?Sized> UnsafeCell<T> {
     #[inline]
     pub fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
         if crate::outside::checked() {
-            self.0.with_mut(f)
+            self.1.with_mut(f)
         } else {
-            racer::annotate::ignore_accesses(|| self.0.with_mut(f))
+            racer::annotate::ignore_accesses(|| self.1.with_mut(f))
         }
     }
 
@@ -154,7 +161,7 @@ impl<T: ?Sized> Drop for UnsafeCell<T> {
     /// Forgets the cell's accesses unchecked (see [`UnsafeCell`]); the value is then dropped.
     #[inline]
     fn drop(&mut self) {
-        self.0.forget_accesses();
+        self.1.forget_accesses();
     }
 }
 

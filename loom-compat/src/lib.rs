@@ -12,7 +12,9 @@
 //!
 //! and the crate under test then runs, unchanged, on racer's types: its `UnsafeCell`s are
 //! [`racer::Shared`] cells whose every access is checked, its atomics are racer's (whose
-//! Acquire/Release operations are happens-before edges), and its threads are racer's. (In the
+//! Acquire/Release operations are happens-before edges) behind loom's one-word handles, whose
+//! creation is a checked write as in loom, and its threads are racer's. Layout, auto traits and
+//! bounds are loom's (`UnsafeCell` is not `Sync`; `thread::spawn` needs no `Send`). (In the
 //! registry, where `loom` is taken, the same package is `racer-loom`, library `loom`;
 //! `cargo racer test --loom` puts it in loom's place with no edit to the crate.)
 //!
@@ -32,9 +34,10 @@
 //!   reaches both accesses.
 //! - No leak check at the end of a model: [`alloc`] is std's allocator and [`alloc::Track`] a
 //!   plain wrapper.
-//! - Memory orderings are not simulated: a load reads what the hardware gives; a Relaxed
-//!   pattern that loom would break by reading a stale value is found here as the data race it
-//!   makes possible.
+//! - Memory orderings are simulated inside a model, as in loom, on real threads: a load reads
+//!   one of the stores the C/C++ model allows it (racer's store history of the atomic, the
+//!   scheduler choosing); a Relaxed hand-off is also found, whatever value the load read, as the
+//!   data race it makes possible. Outside a model a load reads what the hardware gives.
 //!
 //! Only the part of loom's API that the crates run so far need is here: [`cell::UnsafeCell`]
 //! (`new`, `with`, `with_mut`, `get`/`get_mut` with their [`cell::ConstPtr`]/[`cell::MutPtr`]

@@ -9,6 +9,9 @@ struct Slot {
     value: UnsafeCell<u64>,
 }
 
+// SAFETY: one thread writes the value, and the last `Arc`'s owner drops it.
+unsafe impl Sync for Slot {}
+
 /// A thread writes the slot's cell and drops its `std::sync::Arc`; the model's thread waits
 /// for the count to fall to one (which racer does not see) and returns the last `Arc`, with the
 /// writer's handle.

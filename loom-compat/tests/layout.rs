@@ -1,5 +1,7 @@
-//! The stand-in's atomics have std's size and alignment, in both builds, so that code which
-//! asserts them or computes field offsets by hand (as arcstr and saa do) builds and runs.
+//! The stand-in's atomics have loom's layout, in both builds: one word, aligned as a word, for
+//! every width (loom's are handles into the model's objects), so that `cfg(loom)` code written
+//! against loom's layout (hand-computed offsets, `size_of` assertions under `cfg(loom)`) builds
+//! and runs as with loom. racer's own atomics keep std's (tests/atomic_layout.rs).
 
 use loom::sync::atomic::{
     AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicPtr, AtomicU16, AtomicU32, AtomicU64,
@@ -7,16 +9,17 @@ use loom::sync::atomic::{
 };
 use std::mem::{align_of, size_of};
 
-macro_rules! assert_std_layout {
-    ($($t:ident),*) => {$(
-        assert_eq!(size_of::<$t>(), size_of::<std::sync::atomic::$t>(), stringify!($t));
-        assert_eq!(align_of::<$t>(), align_of::<std::sync::atomic::$t>(), stringify!($t));
+macro_rules! assert_loom_layout {
+    ($($t:ty),*) => {$(
+        assert_eq!(size_of::<$t>(), size_of::<usize>(), stringify!($t));
+        assert_eq!(align_of::<$t>(), align_of::<usize>(), stringify!($t));
+        assert_eq!(size_of::<Option<$t>>(), size_of::<usize>(), concat!("Option<", stringify!($t), ">"));
     )*};
 }
 
 #[test]
-fn every_stand_in_atomic_has_std_size_and_alignment() {
-    assert_std_layout!(
+fn every_stand_in_atomic_is_one_word_aligned_as_a_word() {
+    assert_loom_layout!(
         AtomicBool,
         AtomicI8,
         AtomicI16,
@@ -27,10 +30,10 @@ fn every_stand_in_atomic_has_std_size_and_alignment() {
         AtomicU16,
         AtomicU32,
         AtomicU64,
-        AtomicUsize
+        AtomicUsize,
+        AtomicPtr<u8>,
+        AtomicPtr<[u64; 4]>
     );
-    assert_eq!(size_of::<AtomicPtr<u8>>(), size_of::<std::sync::atomic::AtomicPtr<u8>>());
-    assert_eq!(align_of::<AtomicPtr<u8>>(), align_of::<std::sync::atomic::AtomicPtr<u8>>());
 }
 
 /// A header laid out by hand, as arcstr's: a count at offset 0, the data right after it.
@@ -49,5 +52,19 @@ fn a_hand_computed_offset_reaches_the_field_inside_a_model() {
         let data = unsafe { *(base.add(DATA) as *const u64) };
         assert_eq!(data, 7);
         assert_eq!(header.count.fetch_add(1, Ordering::Relaxed), 1);
+    });
+}
+
+/// The handle's value survives moves, `with_mut`, `get_mut` and `into_inner` in both builds.
+#[test]
+fn a_moved_atomic_keeps_its_value() {
+    loom::model(|| {
+        let mut atomics: Vec<AtomicU8> = (0..4).map(AtomicU8::new).collect();
+        atomics.reserve(100);
+        atomics[1].fetch_add(10, Ordering::AcqRel);
+        atomics[2].with_mut(|v| *v += 20);
+        *atomics[3].get_mut() += 30;
+        let values: Vec<u8> = atomics.into_iter().map(AtomicU8::into_inner).collect();
+        assert_eq!(values, [0, 11, 22, 33]);
     });
 }

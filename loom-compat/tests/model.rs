@@ -11,6 +11,10 @@ struct Handoff {
     value: UnsafeCell<u64>,
 }
 
+// SAFETY: the value is written before `ready` is set and read after it is seen (what the tests
+// check). loom's cell is not `Sync`, so loom's users say this of their own types.
+unsafe impl Sync for Handoff {}
+
 fn handoff(publish: Ordering, observe: Ordering) {
     let h = Arc::new(Handoff { ready: AtomicUsize::new(0), value: UnsafeCell::new(0) });
     let writer = {
@@ -44,7 +48,7 @@ fn model_fails_with_the_report_on_a_relaxed_handoff() {
         // racer's loom stand-in is racer's own code: none of its frames (its `model`, its cell's
         // `with`) is in the stacks, which start at the test's line.
         assert!(!message.contains("  loom::") && !message.contains("<loom::"), "{message}");
-        assert!(message.contains("    #0 model::handoff  tests/model.rs:26:24\n"), "{message}");
+        assert!(message.contains("    #0 model::handoff  tests/model.rs:30:24\n"), "{message}");
     } else {
         outcome.expect("nothing is checked without race-detect");
     }
@@ -181,7 +185,10 @@ fn lazy_static_statics_deref_to_their_value() {
 #[test]
 fn notify_hands_over_a_cell() {
     loom::model(|| {
-        let shared = std::sync::Arc::new((loom::sync::Notify::new(), loom::cell::UnsafeCell::new(0u32)));
+        struct Noted(loom::sync::Notify, loom::cell::UnsafeCell<u32>);
+        // SAFETY: the cell is written before the notification and read after it.
+        unsafe impl Sync for Noted {}
+        let shared = std::sync::Arc::new(Noted(loom::sync::Notify::new(), loom::cell::UnsafeCell::new(0u32)));
         let theirs = shared.clone();
         let t = loom::thread::spawn(move || {
             theirs.1.with_mut(|p| unsafe { *p = 7 });
@@ -244,4 +251,36 @@ fn a_model_sized_by_max_threads_runs_them_all() {
     });
     assert!(FINISHED.load(std::sync::atomic::Ordering::Relaxed) >= 1);
     assert_eq!(loom::MAX_THREADS, 5, "loom 0.7's value");
+}
+
+/// As loom's, `thread::spawn` takes a closure that is not `Send` (an `Rc` moved into the model
+/// thread, another returned from it): one model thread runs at a time. The model is still
+/// checked: the cell written by the thread is read after the join, ordered by it.
+#[test]
+fn spawn_takes_a_closure_that_is_not_send() {
+    use std::rc::Rc;
+    loom::model(|| {
+        let mine = Rc::new(UnsafeCell::new(1u32));
+        let theirs = mine.clone();
+        let t = thread::spawn(move || {
+            theirs.with_mut(|p| unsafe { *p += 1 });
+            Rc::new(theirs.with(|p| unsafe { *p }))
+        });
+        let seen = t.join().unwrap();
+        assert_eq!((*seen, mine.with(|p| unsafe { *p })), (2, 2));
+    });
+}
+
+/// `Builder::spawn` returns the stand-in's `JoinHandle` with its name on the thread.
+#[test]
+fn builder_spawn_names_the_thread() {
+    loom::model(|| {
+        let t = thread::Builder::new()
+            .name("named".into())
+            .stack_size(1 << 20)
+            .spawn(|| thread::current().name().map(str::to_owned))
+            .unwrap();
+        assert_eq!(t.thread().name(), Some("named"));
+        assert_eq!(t.join().unwrap().as_deref(), Some("named"));
+    });
 }

@@ -8,16 +8,22 @@ use std::sync::Arc;
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 
+/// A cell shared between threads on purpose: loom's cell is not `Sync`.
+struct Racy(UnsafeCell<u64>);
+
+// SAFETY: not safe; the race on the cell is what the tests look for (checked) or ignore.
+unsafe impl Sync for Racy {}
+
 /// A cell written by a spawned thread and read by its spawner after a join racer does not see
 /// (a std atomic flag), and an atomic created and used the same way.
 fn unordered_accesses() {
-    let cell = Arc::new(UnsafeCell::new(0u64));
+    let cell = Arc::new(Racy(UnsafeCell::new(0u64)));
     let count = Arc::new(AtomicUsize::new(0));
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (c, n, d) = (cell.clone(), count.clone(), done.clone());
     // racer's thread inside a check (it joins the check), else a thread racer did not start.
     let body = move || {
-        c.with_mut(|p| unsafe { *p = 1 });
+        c.0.with_mut(|p| unsafe { *p = 1 });
         n.fetch_add(1, Ordering::Relaxed);
         d.store(true, std::sync::atomic::Ordering::Release);
     };
@@ -29,7 +35,7 @@ fn unordered_accesses() {
     while !done.load(std::sync::atomic::Ordering::Acquire) {
         std::thread::yield_now();
     }
-    assert_eq!(cell.with(|p| unsafe { *p }), 1);
+    assert_eq!(cell.0.with(|p| unsafe { *p }), 1);
     assert_eq!(count.load(Ordering::Relaxed), 1);
 }
 

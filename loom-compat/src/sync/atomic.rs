@@ -1,15 +1,20 @@
-//! `loom::sync::atomic`: racer's atomics under loom's API.
+//! `loom::sync::atomic`: racer's atomics under loom's API and loom's layout.
 //!
-//! Each type is racer's atomic of the same name (std's own
-//! in the feature-off build) forwarding std's methods, plus loom's extras: `with_mut`, exclusive
-//! access through a closure, and `unsync_load`. They are newtypes, not an extension trait,
-//! because code written for loom calls `with_mut` as an inherent method with no trait in scope.
+//! Each type is a handle, one word with a word's alignment for every width, as loom's are
+//! (code written for `cfg(loom)` computes layouts with loom's, not std's): a `Box` naming the
+//! atomic's [`Object`], which holds racer's atomic of the same name (std's own in the
+//! feature-off build) and the atomic's creation. Since the object never moves, racer's state
+//! for the atomic, keyed by its address, follows the handle through every move.
 //!
-//! Every forwarding method is `#[track_caller]`, so racer attributes synchronisations to the
-//! caller's line. Each has std's size and alignment (as loom's usize-sized ones do for the
-//! word-sized types), so code that asserts or computes layouts builds and runs as with loom;
-//! unlike the stand-in's cells, an atomic's creation is therefore not a checked write: there is
-//! no room for it, and the creation happens before the atomic has its final address.
+//! The creation is a checked write by the creating thread (inside a model or a `racer::check`;
+//! see `crate::outside`), as in loom, where `new` is the atomic's non-atomic initialisation;
+//! every operation reads it first, so a thread that reaches an atomic without being ordered
+//! after its creation (a fresh node published with a Relaxed store or CAS) races with it, and
+//! the report names both sites ("on the creation of loom::sync::atomic::AtomicUsize").
+//!
+//! The methods forward std's, plus loom's extras: `with_mut`, exclusive access through a
+//! closure, and `unsync_load`. Every forwarding method is `#[track_caller]`, so racer
+//! attributes synchronisations to the caller's line.
 
 use racer::sync::atomic as imp;
 
@@ -27,15 +32,91 @@ pub fn fence(order: Ordering) {
     }
 }
 
+/// What a loom atomic's creation is, in a report: `Shared<Creation<A>>` is shown as "the
+/// creation of A" (racer's `report/race.rs`). Holds nothing.
+struct Creation<A: ?Sized>(std::marker::PhantomData<fn() -> *const A>);
+
+/// The atomic a handle names: racer's atomic and its creation, a cell written at `new`.
+///
+/// Invariant: boxed at `new` and never moved until the handle drops it, so `atomic`'s address,
+/// which keys racer's state for it, is the same for the atomic's whole life.
+struct Object<I, A: ?Sized> {
+    atomic: I,
+    creation: CreationCell<A>,
+}
+
+/// The creation cell. Its drop checks nothing, as the stand-in cell's drop: an atomic often
+/// goes away after synchronisation racer cannot see.
+struct CreationCell<A: ?Sized>(racer::Shared<Creation<A>>);
+
+impl<A: ?Sized> CreationCell<A> {
+    /// A written creation where the stand-in checks, else an unwritten one (reads of it are
+    /// not checked there either).
+    #[track_caller]
+    #[inline]
+    fn new() -> CreationCell<A> {
+        let creation = Creation(std::marker::PhantomData);
+        if crate::outside::checked() {
+            CreationCell(racer::Shared::new_written(creation))
+        } else {
+            CreationCell(racer::Shared::new(creation))
+        }
+    }
+
+    /// An operation on the atomic at the caller's line: a checked read of the creation.
+    #[cfg(feature = "race-detect")]
+    #[track_caller]
+    #[inline]
+    fn reached(&self) {
+        self.0.with(|_| ())
+    }
+}
+
+impl<A: ?Sized> Drop for CreationCell<A> {
+    #[inline]
+    fn drop(&mut self) {
+        self.0.forget_accesses();
+    }
+}
+
+// As loom's atomics are (for every `T` of an `AtomicPtr<T>` too, where std's is `UnwindSafe`
+// only for a `T` that is `RefUnwindSafe`): an atomic is never half-made by a panic, and the
+// creation cell holds no value and is only ever read after `new`.
+impl<I, A: ?Sized> std::panic::RefUnwindSafe for Object<I, A> {}
+impl<I, A: ?Sized> std::panic::UnwindSafe for Object<I, A> {}
+
+impl<I, A: ?Sized> Object<I, A> {
+    #[track_caller]
+    #[inline]
+    fn boxed(atomic: I) -> Box<Object<I, A>> {
+        Box::new(Object { atomic, creation: CreationCell::new() })
+    }
+
+    /// The atomic, reached by an operation at the caller's line.
+    #[track_caller]
+    #[inline]
+    fn reach(&self) -> &I {
+        #[cfg(feature = "race-detect")]
+        self.creation.reached();
+        &self.atomic
+    }
+
+    fn into_atomic(self) -> I {
+        let Object { atomic, creation } = self;
+        drop(creation);
+        atomic
+    }
+}
+
 /// A forwarding method's body: racer's atomic's method; outside any model the real atomic's,
 /// unchecked (see `crate::outside`).
 macro_rules! forward {
     ($self:ident . $method:ident ( $($arg:expr),* )) => {{
         #[cfg(feature = "race-detect")]
         if !crate::outside::checked() {
-            return $self.0.__unchecked().$method($($arg),*);
+            return $self.0.atomic.__unchecked().$method($($arg),*);
         }
-        $self.0.$method($($arg),*)
+        $self.0.reach().$method($($arg),*)
     }};
 }
 
@@ -46,7 +127,7 @@ macro_rules! common_methods {
         /// synchronisation.
         #[inline]
         pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut $v) -> R) -> R {
-            f(self.0.get_mut())
+            f(self.0.atomic.get_mut())
         }
 
         /// Loads the value without synchronisation, as loom's `unsync_load`.
@@ -63,13 +144,13 @@ macro_rules! common_methods {
         /// As std's `get_mut`.
         #[inline]
         pub fn get_mut(&mut self) -> &mut $v {
-            self.0.get_mut()
+            self.0.atomic.get_mut()
         }
 
         /// As std's `into_inner`.
         #[inline]
         pub fn into_inner(self) -> $v {
-            self.0.into_inner()
+            (*self.0).into_atomic().into_inner()
         }
 
         /// As std's `load`.
@@ -154,16 +235,15 @@ macro_rules! rmw_methods {
 
 macro_rules! atomic_int {
     ($($atomic:ident $int:ty;)*) => {$(
-        #[doc = concat!("loom's `", stringify!($atomic), "`: racer's `", stringify!($atomic), "` with loom's `with_mut`.")]
-        #[repr(transparent)]
-        pub struct $atomic(imp::$atomic);
+        #[doc = concat!("loom's `", stringify!($atomic), "`: a handle naming racer's `", stringify!($atomic), "` and its creation.")]
+        pub struct $atomic(Box<Object<imp::$atomic, $atomic>>);
 
         impl $atomic {
             /// A new atomic holding `v`.
             #[track_caller]
             #[inline]
             pub fn new(v: $int) -> $atomic {
-                $atomic(imp::$atomic::new(v))
+                $atomic(Object::boxed(imp::$atomic::new(v)))
             }
 
             common_methods!($int);
@@ -186,7 +266,7 @@ macro_rules! atomic_int {
 
         impl std::fmt::Debug for $atomic {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                std::fmt::Debug::fmt(&self.0, f)
+                std::fmt::Debug::fmt(&self.0.atomic, f)
             }
         }
     )*};
@@ -205,16 +285,15 @@ atomic_int! {
     AtomicIsize isize;
 }
 
-/// loom's `AtomicBool`: racer's `AtomicBool` with loom's `with_mut`.
-#[repr(transparent)]
-pub struct AtomicBool(imp::AtomicBool);
+/// loom's `AtomicBool`: a handle naming racer's `AtomicBool` and its creation.
+pub struct AtomicBool(Box<Object<imp::AtomicBool, AtomicBool>>);
 
 impl AtomicBool {
     /// A new atomic holding `v`.
     #[track_caller]
     #[inline]
     pub fn new(v: bool) -> AtomicBool {
-        AtomicBool(imp::AtomicBool::new(v))
+        AtomicBool(Object::boxed(imp::AtomicBool::new(v)))
     }
 
     common_methods!(bool);
@@ -237,20 +316,19 @@ impl From<bool> for AtomicBool {
 
 impl std::fmt::Debug for AtomicBool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&self.0, f)
+        std::fmt::Debug::fmt(&self.0.atomic, f)
     }
 }
 
-/// loom's `AtomicPtr`: racer's `AtomicPtr` with loom's `with_mut`.
-#[repr(transparent)]
-pub struct AtomicPtr<T>(imp::AtomicPtr<T>);
+/// loom's `AtomicPtr`: a handle naming racer's `AtomicPtr` and its creation.
+pub struct AtomicPtr<T>(Box<Object<imp::AtomicPtr<T>, AtomicPtr<T>>>);
 
 impl<T> AtomicPtr<T> {
     /// A new atomic holding `p`.
     #[track_caller]
     #[inline]
     pub fn new(p: *mut T) -> AtomicPtr<T> {
-        AtomicPtr(imp::AtomicPtr::new(p))
+        AtomicPtr(Object::boxed(imp::AtomicPtr::new(p)))
     }
 
     common_methods!(*mut T);
@@ -272,6 +350,6 @@ impl<T> From<*mut T> for AtomicPtr<T> {
 
 impl<T> std::fmt::Debug for AtomicPtr<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&self.0, f)
+        std::fmt::Debug::fmt(&self.0.atomic, f)
     }
 }

@@ -669,6 +669,22 @@ impl Race {
     }
 }
 
+/// The loom atomic `A` whose creation the cell of type `Shared<type_name>` stands for, in
+/// racer's stand-in (`Shared<loom::sync::atomic::Creation<A>>`: a cell written at `new` and
+/// read by every operation on the atomic).
+fn creation_of(type_name: &str) -> Option<&str> {
+    type_name.strip_prefix("loom::sync::atomic::Creation<")?.strip_suffix('>')
+}
+
+/// What a report calls a cell of type `Shared<type_name>`: that, or "the creation of A" for a
+/// loom atomic's creation (see [`creation_of`]).
+fn cell_name(type_name: &str) -> String {
+    match creation_of(type_name) {
+        Some(atomic) => format!("the creation of {atomic}"),
+        None => format!("Shared<{type_name}>"),
+    }
+}
+
 impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "==================")?;
@@ -678,9 +694,9 @@ impl fmt::Display for Race {
         } else {
             writeln!(
                 f,
-                "WARNING: racer: data race ({}) on Shared<{}> at {:#x}",
+                "WARNING: racer: data race ({}) on {} at {:#x}",
                 self.kind.explained(),
-                self.type_name,
+                cell_name(self.type_name),
                 self.address
             )?;
         }
@@ -703,7 +719,9 @@ impl fmt::Display for Race {
         }
         if let Some(birth) = &self.cell {
             let how = if birth.created { "created" } else { "first accessed" };
-            let head = format!("  Shared<{}> {how} by {} at {}", self.type_name, birth.thread_label(), birth.location);
+            // A loom atomic's creation cell is the atomic, as far as the reader knows.
+            let name = creation_of(self.type_name).map_or_else(|| cell_name(self.type_name), str::to_owned);
+            let head = format!("  {name} {how} by {} at {}", birth.thread_label(), birth.location);
             // At the site of one of the two accesses, by its thread: its stack is shown above.
             let shown = [(&self.current, ""), (&self.previous, "previous ")]
                 .into_iter()

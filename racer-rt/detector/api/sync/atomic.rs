@@ -756,6 +756,21 @@ macro_rules! common_methods {
             AtomicSync::of(self as *const Self as usize, Location::caller())
         }
 
+        /// The atomic over the value at `ptr`, as std's `from_ptr`. racer's part of an atomic
+        /// lives beside it, keyed by its address (`atomic_table`), so a bare value makes one;
+        /// that entry stays until an atomic at that address is dropped or its `get_mut` or
+        /// `into_inner` runs (a later atomic there could inherit its release clock).
+        ///
+        /// # Safety
+        /// As std's: `ptr` is aligned as this atomic, valid for reads and writes for `'a`, and
+        /// every access to the value while the reference lives is atomic.
+        #[inline]
+        pub const unsafe fn from_ptr<'a>(ptr: *mut $v) -> &'a Self {
+            // SAFETY: `Self` is `repr(transparent)` over std's atomic, which has the value's
+            // size (its alignment is the caller's to keep); the rest is the caller's promise.
+            unsafe { &*ptr.cast::<Self>() }
+        }
+
         /// The real atomic's address; accesses through it bypass the detector.
         #[inline]
         pub const fn as_ptr(&self) -> *mut $v {

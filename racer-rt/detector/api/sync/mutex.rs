@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
-use std::panic::Location;
+use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 
 use crate::deadlock::{self, Acq, LockMeta};
 use crate::report::LockMode;
@@ -21,6 +21,11 @@ pub struct Mutex<T: ?Sized> {
     meta: LockMeta,
     inner: std::sync::Mutex<T>,
 }
+
+// As std's: a panic while the lock is held poisons it, so a lock seen across a panic is safe to
+// use (racer's bookkeeping beside it is the detector's, never left half-made by user code).
+impl<T: ?Sized> UnwindSafe for Mutex<T> {}
+impl<T: ?Sized> RefUnwindSafe for Mutex<T> {}
 
 /// Maps the guard inside a `LockResult`, keeping the poison flag.
 pub(crate) fn map_lock_result<G, H>(r: LockResult<G>, f: impl FnOnce(G) -> H) -> LockResult<H> {
