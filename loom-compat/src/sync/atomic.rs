@@ -2,7 +2,7 @@
 //!
 //! Each type is a handle, one word with a word's alignment for every width, as loom's are
 //! (code written for `cfg(loom)` computes layouts with loom's, not std's): a `Box` naming the
-//! atomic's [`Object`], which holds racer's atomic of the same name (std's own in the
+//! atomic's `Object`, which holds racer's atomic of the same name (std's own in the
 //! feature-off build) and the atomic's creation. Since the object never moves, racer's state
 //! for the atomic, keyed by its address, follows the handle through every move.
 //!
