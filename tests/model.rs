@@ -13,7 +13,7 @@ use racer::Shared;
 
 #[path = "model_support/mod.rs"]
 mod model_support;
-use model_support::{outcome, replay_token};
+use model_support::{outcome, race_lines, replay_token};
 
 /// A value published through a flag: the consumer reads the cell only once it saw the flag.
 fn handoff(store: Ordering, load: Ordering) {
@@ -28,24 +28,6 @@ fn handoff(store: Ordering, load: Ordering) {
     data.with_mut(|p| unsafe { *p = 42 });
     flag.store(true, store);
     consumer.join().unwrap();
-}
-
-/// What a report says of its race: its kind and both accesses, without what differs between
-/// two processes' runs of the same schedule (addresses, racer's thread numbers).
-fn race_lines(message: &str) -> Vec<String> {
-    message
-        .lines()
-        .filter(|l| {
-            l.starts_with("WARNING: racer") || l.starts_with("  Read by") || l.starts_with("  Previous write by")
-        })
-        .map(|l| {
-            let l = l.split(" at 0x").next().unwrap_or(l);
-            l.split(' ')
-                .map(|w| if w.starts_with('T') && w[1..].parse::<u64>().is_ok() { "T" } else { w })
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect()
 }
 
 #[test]

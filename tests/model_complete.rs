@@ -15,6 +15,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 mod child_support;
+#[path = "model_support/mod.rs"]
+mod model_support;
+use model_support::{race_lines, replay_token};
 
 use racer::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use racer::sync::Arc;
@@ -213,28 +216,6 @@ fn stale_flag() {
 fn panic_message(f: impl FnOnce()) -> Option<String> {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     r.err().map(|p| p.downcast_ref::<String>().cloned().unwrap_or_default())
-}
-
-/// The token after `RACER_REPLAY=` in a model's failure.
-fn replay_token(message: &str) -> String {
-    let at = message.find("RACER_REPLAY=").expect("a replay line") + "RACER_REPLAY=".len();
-    message[at..].split_whitespace().next().expect("a token").to_owned()
-}
-
-/// The report's lines that name the race and its two accesses, without what differs between
-/// two runs of the same schedule (addresses, racer's thread numbers).
-fn race_lines(message: &str) -> Vec<String> {
-    message
-        .lines()
-        .filter(|l| {
-            l.starts_with("WARNING: racer") || l.starts_with("  Read by") || l.starts_with("  Previous write by")
-        })
-        .map(|l| {
-            let l = l.split(" at 0x").next().unwrap_or(l);
-            let number = |w: &str| w.starts_with('T') && w[1..].parse::<u64>().is_ok();
-            l.split(' ').map(|w| if number(w) { "T" } else { w }).collect::<Vec<_>>().join(" ")
-        })
-        .collect()
 }
 
 #[test]
