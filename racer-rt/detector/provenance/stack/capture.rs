@@ -56,13 +56,16 @@ pub fn capture() -> StackId {
 fn capture_tagged(site: usize, sync: usize) -> StackId {
     let limit = history() + OWN_FRAMES_SLACK + TAG_WORDS;
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    if let Some(bounds) = stack_range() {
+    {
         let start = crate::provenance::stack::cfi_walk::Start::here();
-        let walk = last_at_site::Walk { tag: [site, sync], start, high: bounds.1, limit };
-        if let Some(id) = last_at_site::unchanged(&walk) {
+        // The bounds as they are, not looked up: 0 until they are, which no walk matches.
+        let high = STACK_RANGE.try_with(|r| r.get().1).unwrap_or(0);
+        if let Some(id) = last_at_site::unchanged(site, sync, &start, high, limit) {
             return id;
         }
-        return walk_and_intern(walk, bounds);
+        if let Some(bounds) = stack_range() {
+            return walk_and_intern(last_at_site::Walk { tag: [site, sync], start, high: bounds.1, limit }, bounds);
+        }
     }
     unwind_and_intern(site, sync, limit)
 }
@@ -80,7 +83,7 @@ fn walk_and_intern(walk: last_at_site::Walk, bounds: (usize, usize)) -> StackId 
     let mut reads = crate::provenance::stack::cfi_walk::Reads::default();
     if crate::provenance::stack::cfi_walk::walk(walk.start, bounds, walk.limit, &mut ips, &mut reads) {
         let id = intern_recent(&ips);
-        last_at_site::remember(walk, reads, id);
+        last_at_site::remember(&walk, &reads, id);
         return id;
     }
     unwind_and_intern(walk.tag[0], walk.tag[1], walk.limit)

@@ -100,6 +100,18 @@ impl Start {
         self.pc == other.pc && self.sp == other.sp && (!reads.used_start_bp || self.bp == other.bp)
     }
 
+    /// The start's `pc`, `sp` and `bp`: what `last_walk` compares, flattened.
+    #[inline(always)]
+    pub fn registers(&self) -> (usize, usize, usize) {
+        (self.pc, self.sp, self.bp)
+    }
+
+    /// A start made of given registers (for tests of what compares starts).
+    #[cfg(test)]
+    pub fn from_registers(pc: usize, sp: usize, bp: usize) -> Start {
+        Start { pc, sp, bp }
+    }
+
     /// The registers where this is inlined. The walk's first frame is then the caller of the
     /// function it is inlined into.
     #[inline(always)]
