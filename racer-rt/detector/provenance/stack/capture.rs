@@ -63,30 +63,39 @@ fn capture_tagged(site: usize, sync: usize) -> StackId {
         if let Some(id) = last_at_site::unchanged(site, sync, &start, high, limit) {
             return id;
         }
-        if let Some(bounds) = stack_range() {
-            return walk_and_intern(last_at_site::Walk { tag: [site, sync], start, high: bounds.1, limit }, bounds);
-        }
+        // `start` by reference: the walk reads this frame's words from `start.sp` up, so this
+        // frame must stay live under the walk, not be replaced by a tail call.
+        walk_and_intern(site, sync, &start, limit)
     }
+    #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
     unwind_and_intern(site, sync, limit)
 }
 
-/// `capture_tagged` past its confirmation: walks from `walk.start` (a frame of the caller's,
+/// `capture_tagged` past its confirmation: walks from `start` (a frame of the caller's,
 /// which is live below this one), interns the stack and remembers the walk for the next
-/// confirmation at its site.
+/// confirmation at its site. Everything the confirmation held comes in registers, so that
+/// the confirmation needs none saved.
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[cold]
 #[inline(never)]
-fn walk_and_intern(walk: last_at_site::Walk, bounds: (usize, usize)) -> StackId {
+fn walk_and_intern(
+    site: usize,
+    sync: usize,
+    start: &crate::provenance::stack::cfi_walk::Start,
+    limit: usize,
+) -> StackId {
+    let Some(bounds) = stack_range() else { return unwind_and_intern(site, sync, limit) };
     let mut ips: SmallVec<usize, 48> = SmallVec::default();
-    ips.push(walk.tag[0]);
-    ips.push(walk.tag[1]);
+    ips.push(site);
+    ips.push(sync);
     let mut reads = crate::provenance::stack::cfi_walk::Reads::default();
-    if crate::provenance::stack::cfi_walk::walk(walk.start, bounds, walk.limit, &mut ips, &mut reads) {
+    if crate::provenance::stack::cfi_walk::walk(*start, bounds, limit, &mut ips, &mut reads) {
         let id = intern_recent(&ips);
+        let walk = last_at_site::Walk { tag: [site, sync], start: *start, high: bounds.1, limit };
         last_at_site::remember(&walk, &reads, id);
         return id;
     }
-    unwind_and_intern(walk.tag[0], walk.tag[1], walk.limit)
+    unwind_and_intern(site, sync, limit)
 }
 
 /// A capture through the platform's unwinder.

@@ -13,12 +13,12 @@ use crate::provenance::stack::depot::{StackId, TAG_WORDS};
 /// something new, or not) keeps both walks.
 const ENTRIES: usize = 16;
 
-/// Stack words an entry holds, a multiple of `CHUNK`: a walk that read more is not
-/// remembered (its site walks every time, which is slower, never wrong).
-const WORDS: usize = 48;
-
 /// Words compared per step of the confirmation, without a branch between them.
 const CHUNK: usize = 4;
+
+/// Chunks of stack words an entry holds: a walk that read more than `CHUNKS * CHUNK` words is
+/// not remembered (its site walks every time, which is slower, never wrong).
+const CHUNKS: usize = 12;
 
 /// What decides a walk's outcome besides the stack words it reads: with all of it alike and
 /// those words unchanged, the walk and the stack it gives are the same.
@@ -33,12 +33,11 @@ pub struct Walk {
 /// One remembered walk, flattened at `remember` time into what the confirmation compares:
 /// the tag words, the start's `pc` and `sp`, its `bp` under `bp_mask` (all ones when the walk
 /// used it, else 0: in code built without frame pointers `bp` is any register's value), the
-/// stack's upper bound, the frame limit, and the first `len` of `words` (address, value), the
-/// stack words the walk read, padded to a multiple of `CHUNK` by repeating the last one.
+/// stack's upper bound, the frame limit, and the first `chunks` of `words` (address, value),
+/// the stack words the walk read, padded to whole chunks by repeating the last one.
 ///
 /// Invariant: an entry whose `pc` is 0 is empty (no walk starts at address 0), so the
-/// all-zero table matches nothing, not even the empty tag of `capture`; `len <= WORDS` and
-/// `len % CHUNK == 0`.
+/// all-zero table matches nothing, not even the empty tag of `capture`.
 #[derive(Clone, Copy)]
 struct LastWalk {
     site: usize,
@@ -50,8 +49,8 @@ struct LastWalk {
     high: usize,
     limit: usize,
     id: StackId,
-    len: u32,
-    words: [(usize, usize); WORDS],
+    chunks: u32,
+    words: [[(usize, usize); CHUNK]; CHUNKS],
 }
 
 const EMPTY: LastWalk = LastWalk {
@@ -64,8 +63,8 @@ const EMPTY: LastWalk = LastWalk {
     high: 0,
     limit: 0,
     id: StackId(0),
-    len: 0,
-    words: [(0, 0); WORDS],
+    chunks: 0,
+    words: [[(0, 0); CHUNK]; CHUNKS],
 };
 
 /// The calling thread's table of last walks.
@@ -109,9 +108,8 @@ pub fn unchanged(site: usize, sync: usize, start: &Start, high: usize, limit: us
         if !same {
             return None;
         }
-        let words = &e.words[..(e.len as usize).min(WORDS)];
         let mut differ = 0;
-        for chunk in words.chunks_exact(CHUNK) {
+        for chunk in &e.words[..e.chunks as usize] {
             for &(address, value) in chunk {
                 // SAFETY: each address was inside the calling thread's mapped stack, below
                 // `high`, when the walk read it, and the bounds are the same (`high` above,
@@ -128,7 +126,7 @@ pub fn unchanged(site: usize, sync: usize, start: &Start, high: usize, limit: us
 /// Remembers a walk just made, what it read and the id of its stack.
 pub fn remember(walk: &Walk, reads: &Reads, id: StackId) {
     let n = reads.words.len();
-    if n > WORDS {
+    if n > CHUNKS * CHUNK {
         return;
     }
     let (pc, sp, bp) = walk.start.registers();
@@ -142,12 +140,12 @@ pub fn remember(walk: &Walk, reads: &Reads, id: StackId) {
         high: walk.high,
         limit: walk.limit,
         id,
-        len: n.next_multiple_of(CHUNK) as u32,
-        words: [(0, 0); WORDS],
+        chunks: n.div_ceil(CHUNK) as u32,
+        words: [[(0, 0); CHUNK]; CHUNKS],
     };
-    e.words[..n].copy_from_slice(&reads.words);
-    if let Some(&last) = reads.words.last() {
-        e.words[n..e.len as usize].fill(last);
+    let last = reads.words.last().copied().unwrap_or((0, 0));
+    for (i, slot) in e.words.as_flattened_mut()[..e.chunks as usize * CHUNK].iter_mut().enumerate() {
+        *slot = reads.words.get(i).copied().unwrap_or(last);
     }
     let _ = LAST.try_with(|last| {
         // SAFETY: see `Table`: this is the only reference to the table while it is live.
