@@ -14,11 +14,11 @@ use crate::provenance::stack::depot::{StackId, TAG_WORDS};
 const ENTRIES: usize = 16;
 
 /// Words compared per step of the confirmation, without a branch between them.
-const CHUNK: usize = 4;
+const CHUNK: usize = 2;
 
 /// Chunks of stack words an entry holds: a walk that read more than `CHUNKS * CHUNK` words is
 /// not remembered (its site walks every time, which is slower, never wrong).
-const CHUNKS: usize = 12;
+const CHUNKS: usize = 24;
 
 /// What decides a walk's outcome besides the stack words it reads: with all of it alike and
 /// those words unchanged, the walk and the stack it gives are the same.
