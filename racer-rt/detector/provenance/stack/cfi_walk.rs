@@ -135,8 +135,8 @@ impl Start {
 /// Every word a walk read from the stack, as (address, value), in order, and whether it used
 /// the start's frame pointer. A walk is a function of its start (the frame pointer only if
 /// used: in code built without frame pointers it is any register's value), the stack's bounds
-/// and these words: while they are all unchanged, walking again gives the same frames (see
-/// [`unchanged`]).
+/// and these words: while they are all unchanged, walking again gives the same frames (what
+/// `last_walk` confirms).
 #[derive(Default)]
 pub struct Reads {
     pub words: SmallVec<(usize, usize), 24>,
@@ -265,13 +265,4 @@ pub fn walk(
             frames.complete || ips.len() == limit
         })
         .unwrap_or(false)
-}
-
-/// Whether every word a walk read still holds what it read: independent loads, no rule
-/// lookups. The words lie in the calling thread's stack as it was bounded then.
-#[inline(always)]
-pub fn unchanged(reads: &Reads) -> bool {
-    // SAFETY: each address was inside the calling thread's mapped stack when it was read, and
-    // the caller checks that the bounds are the same.
-    reads.words.iter().all(|&(address, value)| unsafe { std::ptr::read_volatile(address as *const usize) } == value)
 }
