@@ -206,7 +206,7 @@ impl CellMeta {
                         AccessKind::Read => cell.read(cur, t.clock(), &mut race),
                         AccessKind::Write => cell.write(cur, t.clock(), &mut race),
                     }
-                    self.seen.remember(kind, seen::key(cur.segment), number);
+                    self.seen.remember_miss(kind, seen::key(cur.segment), number);
                     (before, stats::Footprint::of(cell, number))
                 });
                 if !found.is_empty() {

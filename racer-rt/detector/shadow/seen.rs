@@ -88,6 +88,17 @@ impl SeenAccesses {
     /// Records an access by segment `key` that just went through the cell's state under
     /// `algorithm`. Under the cell's lock only.
     pub fn remember(&self, kind: AccessKind, key: u64, algorithm: u8) {
+        if kind == AccessKind::Read && self.contains(kind, key) {
+            return;
+        }
+        self.remember_miss(kind, key, algorithm);
+    }
+
+    /// `remember` of an access that missed this cache (`contains` was false for it): a cell's
+    /// slow path, which only a miss takes. Only the accessing thread stores its own key, and
+    /// its segment there is the one the miss was looked up for or a new one (a due segment
+    /// starts in the slow path), so no entry holds it and the read needs no second look.
+    pub fn remember_miss(&self, kind: AccessKind, key: u64, algorithm: u8) {
         match kind {
             AccessKind::Write => {
                 self.0.iter().for_each(|e| e.store(0, Ordering::Relaxed));
@@ -98,9 +109,6 @@ impl SeenAccesses {
             // Algorithm 3 keeps only the last read: a re-read changes its state, so it must
             // not be skipped.
             AccessKind::Read if key != NO_KEY && algorithm != 3 => {
-                if self.contains(kind, key) {
-                    return;
-                }
                 // The home entry if it holds nothing worth keeping: nothing, the last write
                 // (the reads since it outnumber it), or an older segment of the same thread
                 // (whose read this one replaced in R). Else a free entry, else the write's,
