@@ -61,6 +61,38 @@ impl<I> ReadSet<I> {
         }
     }
 
+    /// `retain(|r| !now.covers(r.segment))`, then `push` of a copy of `cur`; inline, into the
+    /// slot of a dropped read where there is one (`clone_from`: a read of the thread whose
+    /// older read it replaces, the common case, keeps that read's handle and changes no count).
+    #[inline]
+    fn replace_covered(&mut self, cur: &Recorded<I>, now: &VectorClock)
+    where
+        I: Clone,
+    {
+        let ReadSet::Inline([first, second]) = self else {
+            self.retain(|r| !now.covers(r.segment));
+            return self.push(cur.clone());
+        };
+        let parallel = |r: &Option<Recorded<I>>| r.as_ref().is_some_and(|r| !now.covers(r.segment));
+        // Decided before anything is written, as in `retain`.
+        let into = match (parallel(first), parallel(second)) {
+            (true, true) => return self.push(cur.clone()),
+            (true, false) => second,
+            (false, true) => {
+                std::mem::swap(first, second); // packed again, the dropped read second
+                second
+            }
+            (false, false) => {
+                *second = None;
+                first
+            }
+        };
+        match into {
+            Some(read) => read.clone_from(cur),
+            empty => *empty = Some(cur.clone()),
+        }
+    }
+
     #[inline]
     fn push(&mut self, read: Recorded<I>) {
         match self {
@@ -112,8 +144,7 @@ impl<I: Clone> CellPolicy<I> for Alg4<I> {
                 race(RaceKind::Flow, w);
             }
         }
-        self.reads.retain(|r| !now.covers(r.segment));
-        self.reads.push(cur.clone());
+        self.reads.replace_covered(cur, now);
     }
 
     fn check_write(&self, now: &VectorClock, race: &mut dyn FnMut(RaceKind, &Recorded<I>)) {
