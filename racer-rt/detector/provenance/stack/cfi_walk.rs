@@ -94,12 +94,6 @@ pub struct Start {
 }
 
 impl Start {
-    /// Whether a walk from `self` that read `reads` goes exactly as one from `other` would.
-    #[inline(always)]
-    pub fn walks_as(&self, other: &Start, reads: &Reads) -> bool {
-        self.pc == other.pc && self.sp == other.sp && (!reads.used_start_bp || self.bp == other.bp)
-    }
-
     /// The start's `pc`, `sp` and `bp`: what `last_walk` compares, flattened.
     #[inline(always)]
     pub fn registers(&self) -> (usize, usize, usize) {
